@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# scripts/setup.sh: install the Debian packages jostle needs to build and test,
+# only those that are missing. Needs root (or sudo) the first time.
+set -eu
+pkgs=(build-essential pkg-config libcjson-dev libpcre2-dev libdw-dev libelf-dev
+      python3 python3-pytest libxml2-utils gdb procps)
+[ "${JOSTLE_SETUP_EXTRA:-}" ] && read -r -a extra <<<"$JOSTLE_SETUP_EXTRA" && pkgs+=("${extra[@]}")
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}"
+SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

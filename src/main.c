@@ -1,0 +1,51 @@
+/*
+ * main.c: dispatch to a subcommand from a table (as git's builtins do).
+ * Nothing else lives here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "banned.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand commands[] = {
+	{ .name = "run", .fn = cmd_run, .summary = "run a command many times under pressure and record every run" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: jostle <command> [options]\n\n"
+		   "jostle makes timing-dependent failures happen on demand, explains them,\n"
+		   "and proves a fix.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'jostle <command> --help' shows the options of a command.\n"
+		   "jostle --version prints the version.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("jostle %s\n", JOSTLE_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "jostle: '%s' is not a command; see 'jostle --help'\n", argv[1]);
+	return EXIT_USAGE;
+}

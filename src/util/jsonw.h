@@ -1,0 +1,28 @@
+/*
+ * jsonw.h: a minimal JSON writer that appends to a dbuf. Writing is on the
+ * hot path of every run (one record each), so it is done by hand; reading
+ * records back uses cJSON.
+ *
+ * The caller writes punctuation between members ("{", ",", "}") itself;
+ * helpers emit `"key":value`. Strings are escaped as JSON requires and any
+ * invalid UTF-8 byte is replaced by U+FFFD, so program output can be stored
+ * safely.
+ */
+#ifndef JOSTLE_JSONW_H
+#define JOSTLE_JSONW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dbuf.h"
+
+void jsonw_string(struct dbuf *b, const char *s, size_t len);
+void jsonw_kstr(struct dbuf *b, const char *key, const char *s); /* NULL -> null */
+void jsonw_kint(struct dbuf *b, const char *key, int64_t v);
+void jsonw_kuint(struct dbuf *b, const char *key, uint64_t v);
+void jsonw_kdbl(struct dbuf *b, const char *key, double v);  /* %.6g; NaN/inf -> null */
+void jsonw_kbool(struct dbuf *b, const char *key, bool v);
+void jsonw_key(struct dbuf *b, const char *key);             /* `"key":` */
+
+#endif

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tests/run.sh BUILD...: run every unit test and end-to-end test against each
+# build folder (normally build and build-asan) and print the closing line
+# "N passed, N failed". Exit 1 when anything failed.
+set -u
+cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || set -- build
+pass=0 fail=0 failed_names=()
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+tally() { # NAME LOGFILE RC
+	local p f
+	p=$(grep -c '^ok ' "$2")
+	f=$(grep -c '^not ok ' "$2")
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $1 exited $3" >> "$2"; fi
+	pass=$((pass + p)); fail=$((fail + f))
+	if [ "$f" -gt 0 ]; then
+		failed_names+=("$1"); echo "FAIL $1 ($p passed, $f failed)"; grep -A3 '^not ok' "$2" | head -40
+	else
+		echo "ok   $1 ($p)"
+	fi
+}
+
+for b in "$@"; do
+	[ -x "$b/jostle" ] || { echo "tests/run.sh: '$b/jostle' is not built; run 'make check'" >&2; exit 2; }
+	export JOSTLE=$PWD/$b/jostle FIX=$PWD/$b/fixtures ZOO=$PWD/$b/zoo BUILD=$PWD/$b
+	for t in "$b"/tests/test_*; do
+		[ -x "$t" ] || continue
+		log=$(mktemp)
+		timeout 300 "$t" > "$log" 2>&1; rc=$?
+		tally "$b: unit $(basename "$t")" "$log" $rc
+		rm -f "$log"
+	done
+	for t in tests/e2e/t*.sh; do
+		[ -f "$t" ] || continue
+		log=$(mktemp)
+		timeout 600 bash "$t" > "$log" 2>&1; rc=$?
+		tally "$b: $(basename "$t")" "$log" $rc
+		rm -f "$log"
+	done
+done
+[ ${#failed_names[@]} -eq 0 ] || printf 'failed: %s\n' "${failed_names[@]}"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
