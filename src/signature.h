@@ -1,0 +1,61 @@
+/*
+ * signature.h: what makes two failures "the same failure".
+ *
+ * A signature is a kind (the outcome, or a finer kind from diagnosis), the
+ * normalized key line (the most telling line of the output with addresses,
+ * numbers, UUIDs, paths and timestamps stripped), and optionally the top
+ * frames of the program. Its id is the first 8 hex digits of FNV-1a 64 over
+ * kind "\n" key "\n" frames joined by "\n" (docs/FORMAT.md), so `jostle run`
+ * and `jostle survey` give the same id to the same failure.
+ */
+#ifndef JOSTLE_SIGNATURE_H
+#define JOSTLE_SIGNATURE_H
+
+#include <stddef.h>
+
+#include "dbuf.h"
+
+struct regex;
+
+struct signature {
+	char kind[32];
+	char *key_line;   /* owned: the line as printed (trimmed), or NULL */
+	char *key;        /* owned: normalized key line, or NULL */
+	char **frames;    /* owned: normalized frame names (may be NULL) */
+	size_t nframes;
+	char id[9];       /* 8 hex digits + NUL */
+};
+
+#define SIGNATURE_KEY_MAX 240   /* longest normalized key kept */
+
+/* Normalize one line (len bytes, no newline needed) into out (appended). */
+void signature_normalize(const char *line, size_t len, struct dbuf *out);
+
+/*
+ * Pick the most telling line of OUTPUT (len bytes; may contain NULs and
+ * invalid UTF-8). user may be NULL; when it matches, its first capture group
+ * (or whole match) is the key line. Returns the line bounds in *start and *end, and
+ * the name of the extractor that chose it (static string), or NULL when the
+ * output has no non-blank line.
+ */
+const char *signature_pick_line(const char *output, size_t len, struct regex *user,
+				size_t *start, size_t *end);
+
+/* Fill sig from a failure of KIND with OUTPUT; frames may be set later. */
+void signature_from_output(struct signature *sig, const char *kind,
+			   const char *output, size_t len, struct regex *user);
+
+/* Take ownership of frames (array and strings) and recompute the id. */
+void signature_set_frames(struct signature *sig, char **frames, size_t nframes);
+void signature_set_kind(struct signature *sig, const char *kind);
+
+/* Recompute sig->id from kind, key and frames. */
+void signature_update_id(struct signature *sig);
+
+/* The id function on its own, into out (9 bytes). */
+void signature_id(const char *kind, const char *key, char *const *frames, size_t nframes,
+		  char out[9]);
+
+void signature_release(struct signature *sig);
+
+#endif

@@ -1,0 +1,83 @@
+/* Key-line selection, normalization and ids. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dbuf.h"
+#include "regex.h"
+#include "signature.h"
+#include "tap.h"
+
+static char *norm(const char *s)
+{
+	struct dbuf d;
+	dbuf_init(&d, 4096);
+	signature_normalize(s, strlen(s), &d);
+	return dbuf_detach(&d, NULL);
+}
+
+static char *key(const char *out)
+{
+	struct signature sig;
+	signature_from_output(&sig, "fail", out, strlen(out), NULL);
+	char *k = sig.key ? strdup(sig.key) : NULL;
+	signature_release(&sig);
+	return k;
+}
+
+#define CHECK_NORM(in, want) do { char *g_ = norm(in); CHECK_STR(g_, want); free(g_); } while (0)
+#define CHECK_KEY(in, want) do { char *g_ = key(in); CHECK_STR(g_, want); free(g_); } while (0)
+
+int main(void)
+{
+	CHECK_NORM("GraphDefinition handle=0x212b886b810 is invalid", "GraphDefinition handle=0x<hex> is invalid");
+	CHECK_NORM("condition not satisfied within 5.0s", "condition not satisfied within Ns");
+	CHECK_NORM("  thread 12345   exited  ", "thread N exited");
+	CHECK_NORM("2026-07-15T16:55:01.1234567Z boom", "<time> boom");
+	CHECK_NORM("id 123e4567-e89b-12d3-a456-426614174000 x", "id <uuid> x");
+	CHECK_NORM("File \"/home/runner/work/x/tests/test_a.py\", line 42", "File \"test_a.py\", line N");
+	CHECK_NORM("open /tmp/pytest-of-root/pytest-7/f.txt failed", "open <path> failed");
+	CHECK_NORM("test_3d sm_80 kept", "test_3d sm_80 kept");
+	CHECK_NORM("build-id deadbeefcafe1234 here", "build-id <hex> here");
+	CHECK_NORM("rc=-11", "rc=-N");
+
+	CHECK_KEY("collected 3 items\nTraceback (most recent call last):\n  File \"x.py\", line 3, in f\nValueError: bad value 42\n",
+		  "ValueError: bad value N");
+	CHECK_KEY("noise\nFAILED tests/graph/test_g.py::test_destroy - CUDAError: CUDA_ERROR_INVALID_VALUE\nValueError: other\n",
+		  "FAILED tests/graph/test_g.py::test_destroy - CUDAError: CUDA_ERROR_INVALID_VALUE");
+	CHECK_KEY("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f:\n", "Fatal Python error: Segmentation fault");
+	CHECK_KEY("==123==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x1\nFatal Python error: Aborted\n",
+		  "ERROR: AddressSanitizer: heap-use-after-free on address 0x<hex> at pc 0x<hex>");
+	CHECK_KEY("free(): double free detected in tcache 2\n", "free(): double free detected in tcache N");
+	CHECK_KEY("zoo: drain.c:88: drain: Assertion `slot->state == 1' failed.\n", "zoo: drain.c:N: drain: Assertion `slot->state == N' failed.");
+	CHECK_KEY("panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\n",
+		  "panic: runtime error: index out of range [N] with length N");
+	CHECK_KEY("step 1\nstep 2\nsomething odd happened\n\n\n", "something odd happened");
+	{ char *g_ = key(""); CHECK(g_ == NULL); free(g_); }
+
+	/* User pattern: group 1 is the key line. */
+	char err[128];
+	struct regex *re = regex_new("state=(\\w+)", 0, err, sizeof(err));
+	struct signature sig;
+	const char *o = "x\nstate=corrupt\nValueError: y\n";
+	signature_from_output(&sig, "fail", o, strlen(o), re);
+	CHECK_STR(sig.key, "corrupt");
+	signature_release(&sig);
+	regex_free(re);
+
+	/* Ids: stable, 8 hex digits, and sensitive to kind, key and frames. */
+	char a[9], b[9], c[9], d[9];
+	char f1[] = "drain", f2[] = "on_task_complete";
+	char *fr[] = { f1, f2 };
+	signature_id("crash", "Segmentation fault", NULL, 0, a);
+	signature_id("crash", "Segmentation fault", NULL, 0, b);
+	signature_id("fail", "Segmentation fault", NULL, 0, c);
+	signature_id("crash", "Segmentation fault", fr, 2, d);
+	CHECK(strlen(a) == 8);
+	CHECK_STR(a, b);
+	CHECK(strcmp(a, c) != 0);
+	CHECK(strcmp(a, d) != 0);
+	/* Known value: guards the documented definition (FNV-1a 64, top 32 bits). */
+	signature_id("", "", NULL, 0, a);
+	CHECK_STR(a, "08547e07");
+	return tap_done();
+}
