@@ -1,15 +1,302 @@
 /*
- * cli_run.c: `jostle run` (being written; the engine lands next).
+ * cli_run.c: `jostle run`: parse and check every option, then hand a
+ * complete struct run_opts to the engine (series.c). Every malformed value
+ * is one line naming the option and what is expected, exit 2, before
+ * anything runs.
  */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "clock.h"
 #include "cmd.h"
+#include "machine.h"
+#include "parse.h"
+#include "regex.h"
+#include "series.h"
+#include "spawn.h"
+#include "xalloc.h"
 #include "banned.h"
+
+static const char usage_text[] =
+"usage: jostle run [options] -- COMMAND [ARG...]\n"
+"\n"
+"Run COMMAND many times, concurrently, and record every run in DIR/runs.jsonl.\n"
+"\n"
+"How many:\n"
+"  -n, --runs N           total runs (default: until --time or Ctrl-C)\n"
+"      --time DUR         time budget: 90s, 10m, 1h\n"
+"      --until RULE       stop early: first-failure | failures:K\n"
+"  -j, --jobs N           concurrent runs (default: online CPUs)\n"
+"      --timeout DUR      per-run limit; a run past it is a hang (default 10m)\n"
+"      --grace DUR        SIGTERM to SIGKILL delay when ending a run (default 1s)\n"
+"What counts as failure:\n"
+"      --fail-on REGEX    a run whose output matches fails even if it exits 0\n"
+"      --ignore REGEX     a failure whose output matches is counted as ignored\n"
+"      --signature REGEX  the signature key is the first capture group of REGEX\n"
+"Where and how:\n"
+"  -o, --out DIR          results directory (default jostle-out/<UTC time>/)\n"
+"      --seed S           master seed (decimal or 0x hex); each run gets a derived seed\n"
+"      --head SIZE        output bytes kept from the start of each run (default 64K)\n"
+"      --tail SIZE        output bytes kept from the end of each run (default 256K)\n"
+"  -q, --quiet            no progress line\n"
+"  -h, --help             this help\n"
+"\n"
+"Children get JOSTLE_RUN (0-based index), JOSTLE_SEED and JOSTLE_OUT, stdin\n"
+"from /dev/null; COMMAND is executed directly, never through a shell.\n"
+"Exit status: 0 no failure, 1 failures, 2 usage or start error, 3 internal\n"
+"error, 130 interrupted.\n";
+
+enum {
+	OPT_TIME = 256, OPT_UNTIL, OPT_TIMEOUT, OPT_GRACE, OPT_FAIL_ON, OPT_IGNORE,
+	OPT_SIGNATURE, OPT_SEED, OPT_HEAD, OPT_TAIL,
+};
+
+static const struct option long_opts[] = {
+	{ "runs", required_argument, NULL, 'n' },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "ignore", required_argument, NULL, OPT_IGNORE },
+	{ "signature", required_argument, NULL, OPT_SIGNATURE },
+	{ "out", required_argument, NULL, 'o' },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "head", required_argument, NULL, OPT_HEAD },
+	{ "tail", required_argument, NULL, OPT_TAIL },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+__attribute__((format(printf, 1, 2)))
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("jostle: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+static struct regex *compile_opt(const char *opt, const char *pattern, int *rc)
+{
+	char err[160];
+	struct regex *re = regex_new(pattern, REGEX_MULTILINE, err, sizeof(err));
+	if (!re)
+		*rc = bad("%s '%s' is not a valid regular expression: %s", opt, pattern, err);
+	return re;
+}
+
+static int parse_until(struct run_opts *o, const char *v)
+{
+	free(o->until_text);
+	o->until_text = xstrdup(v);
+	if (!strcmp(v, "first-failure")) {
+		o->until = UNTIL_FIRST_FAILURE;
+		return 0;
+	}
+	if (!strncmp(v, "failures:", 9) && parse_u64(v + 9, 1, UINT64_MAX, &o->until_k) == 0) {
+		o->until = UNTIL_FAILURES;
+		return 0;
+	}
+	return bad("--until '%s' is not a stopping rule; expected first-failure or failures:K", v);
+}
+
+static int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || !*s) {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				rc = -errno;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+/* Make the results directory; returns 0 or an exit status. */
+static int prepare_out(struct run_opts *o, const char *given)
+{
+	char *dir;
+	if (given) {
+		dir = xstrdup(given);
+	} else {
+		char stamp[32];
+		clock_stamp(clock_real_ns(), stamp, sizeof(stamp));
+		dir = xasprintf("jostle-out/%s", stamp);
+		for (int k = 2; access(dir, F_OK) == 0 && k < 1000; k++) {
+			free(dir);
+			dir = xasprintf("jostle-out/%s-%d", stamp, k);
+		}
+	}
+	int rc = mkdir_p(dir);
+	if (rc < 0) {
+		int st = bad("--out '%s' cannot be created: %s", dir, strerror(-rc));
+		free(dir);
+		return st;
+	}
+	if (access(dir, W_OK) < 0) {
+		int st = bad("--out '%s' is not writable: %s", dir, strerror(errno));
+		free(dir);
+		return st;
+	}
+	char *runs = xasprintf("%s/runs.jsonl", dir);
+	struct stat st;
+	int exists = stat(runs, &st) == 0 && st.st_size > 0;
+	free(runs);
+	if (exists) {
+		int s = bad("--out '%s' already holds results; choose another directory or remove it", dir);
+		free(dir);
+		return s;
+	}
+	o->out_dir = realpath(dir, NULL);
+	free(dir);
+	if (!o->out_dir)
+		return bad("--out: cannot resolve the results directory: %s", strerror(errno));
+	return 0;
+}
+
+static void opts_release(struct run_opts *o)
+{
+	free(o->path);
+	free(o->until_text);
+	free(o->out_dir);
+	regex_free(o->fail_on);
+	regex_free(o->ignore);
+	regex_free(o->sig_re);
+}
 
 int cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "jostle: 'run' is not built yet\n");
-	return EXIT_INTERNAL;
+	struct run_opts o;
+	memset(&o, 0, sizeof(o));
+	o.jobs = machine_cpus();
+	o.timeout_ns = 600 * NS_PER_S;
+	o.grace_ns = 1 * NS_PER_S;
+	o.head_cap = 64 * 1024;
+	o.tail_cap = 256 * 1024;
+	o.until_text = xstrdup("");
+	const char *out = NULL;
+	bool seed_set = false;
+	int rc = 0, c;
+	uint64_t u;
+	optind = 1;
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, "+:n:j:o:qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (parse_u64(optarg, 1, UINT64_MAX, &o.runs) < 0)
+				rc = bad("--runs '%s' is not a number of runs; expected a positive integer", optarg);
+			break;
+		case 'j':
+			if (parse_u64(optarg, 1, 4096, &u) < 0)
+				rc = bad("--jobs '%s' is not a job count; expected an integer from 1 to 4096", optarg);
+			o.jobs = (unsigned)u;
+			break;
+		case OPT_TIME:
+			if (parse_duration_ns(optarg, &o.time_ns) < 0 || o.time_ns == 0)
+				rc = bad("--time '%s' is not a duration; expected e.g. 90s, 10m, 1h", optarg);
+			break;
+		case OPT_TIMEOUT:
+			if (parse_duration_ns(optarg, &o.timeout_ns) < 0 || o.timeout_ns == 0)
+				rc = bad("--timeout '%s' is not a duration; expected e.g. 30s, 10m", optarg);
+			break;
+		case OPT_GRACE:
+			if (parse_duration_ns(optarg, &o.grace_ns) < 0)
+				rc = bad("--grace '%s' is not a duration; expected e.g. 500ms, 2s", optarg);
+			break;
+		case OPT_UNTIL:
+			rc = parse_until(&o, optarg);
+			break;
+		case OPT_FAIL_ON:
+			regex_free(o.fail_on);
+			o.fail_on = compile_opt("--fail-on", optarg, &rc);
+			break;
+		case OPT_IGNORE:
+			regex_free(o.ignore);
+			o.ignore = compile_opt("--ignore", optarg, &rc);
+			break;
+		case OPT_SIGNATURE:
+			regex_free(o.sig_re);
+			o.sig_re = compile_opt("--signature", optarg, &rc);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_SEED:
+			if (parse_seed(optarg, &o.seed) < 0)
+				rc = bad("--seed '%s' is not a seed; expected a decimal or 0x hex integer", optarg);
+			seed_set = true;
+			break;
+		case OPT_HEAD:
+		case OPT_TAIL:
+			if (parse_size(optarg, &u) < 0 || u > (1u << 30))
+				rc = bad("--%s '%s' is not a size; expected e.g. 64K, 1M (at most 1G)",
+					 c == OPT_HEAD ? "head" : "tail", optarg);
+			else if (c == OPT_HEAD)
+				o.head_cap = (size_t)u;
+			else
+				o.tail_cap = (size_t)u;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			opts_release(&o);
+			return EXIT_OK;
+		case ':':
+			rc = bad("option '%s' needs a value; see 'jostle run --help'", argv[optind - 1]);
+			break;
+		default:
+			rc = bad("unknown option '%s'; see 'jostle run --help'", argv[optind - 1]);
+			break;
+		}
+	}
+	if (rc == 0 && (optind < 2 || strcmp(argv[optind - 1], "--") != 0))
+		rc = bad("missing '--' before the command: jostle run [options] -- COMMAND [ARG...]");
+	if (rc == 0 && optind >= argc)
+		rc = bad("no command given after '--'; see 'jostle run --help'");
+	if (rc == 0) {
+		o.argv = argv + optind;
+		o.path = spawn_resolve(o.argv[0]);
+		if (!o.path)
+			rc = bad(errno == EACCES ? "command '%s' is not executable" :
+				 "command '%s' not found (checked PATH)", o.argv[0]);
+	}
+	if (rc == 0 && !seed_set && getrandom(&o.seed, sizeof(o.seed), 0) != (ssize_t)sizeof(o.seed))
+		o.seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
+	if (rc == 0)
+		rc = prepare_out(&o, out);
+	if (rc) {
+		opts_release(&o);
+		return rc;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "jostle: results in %s (seed 0x%016" PRIx64 ")\n", o.out_dir, o.seed);
+	int status = series_run(&o);
+	opts_release(&o);
+	return status;
 }

@@ -6,11 +6,14 @@
 #   ZOO      the zoo folder of the same build
 #   BUILD    the build folder (build or build-asan)
 # Each script prints TAP lines ("ok N - ...", "not ok N - ...") and exits 0.
-# TMP is a private scratch folder, removed at exit.
+# TMP is a private scratch folder, removed at exit, and the working directory;
+# ROOT is the source tree.
 
 set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)   # the source tree
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/jostle-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 1
 _tn=0
 
 ok() { _tn=$((_tn + 1)); echo "ok $_tn - $*"; }
@@ -19,7 +22,7 @@ not_ok() { _tn=$((_tn + 1)); echo "not ok $_tn - $*"; }
 # check DESCRIPTION COMMAND...: passes when the command succeeds.
 check() {
 	local what=$1; shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
+	if "$@" >/dev/null; then ok "$what"; else not_ok "$what"; fi
 }
 
 # check_eq DESCRIPTION GOT EXPECTED

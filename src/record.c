@@ -1,0 +1,181 @@
+/*
+ * record.c: runs.jsonl lines (see record.h and docs/FORMAT.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "jsonw.h"
+#include "machine.h"
+#include "record.h"
+#include "regex.h"
+#include "banned.h"
+
+#define C(b) dbuf_addc((b), ',')
+
+static void hex_seed(char *buf, size_t len, uint64_t seed)
+{
+	snprintf(buf, len, "0x%016" PRIx64, seed);
+}
+
+void record_series(struct dbuf *b, const char *series_id, const struct run_opts *o,
+		   int64_t start_real)
+{
+	char ts[40], seed[24], cwd[4096];
+	clock_iso8601(start_real, ts, sizeof(ts));
+	hex_seed(seed, sizeof(seed), o->seed);
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "?");
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "type", "series");
+	C(b);
+	jsonw_kint(b, "v", 1);
+	C(b);
+	jsonw_kstr(b, "series", series_id);
+	C(b);
+	jsonw_kstr(b, "jostle", JOSTLE_VERSION);
+	C(b);
+	jsonw_key(b, "argv");
+	dbuf_addc(b, '[');
+	for (char **a = o->argv; *a; a++) {
+		if (a != o->argv)
+			C(b);
+		jsonw_string(b, *a, strlen(*a));
+	}
+	dbuf_addc(b, ']');
+	C(b);
+	jsonw_kstr(b, "cwd", cwd);
+	C(b);
+	jsonw_kstr(b, "start", ts);
+	C(b);
+	jsonw_kstr(b, "seed", seed);
+	C(b);
+	jsonw_key(b, "settings");
+	dbuf_addc(b, '{');
+	jsonw_kuint(b, "runs", o->runs);
+	C(b);
+	jsonw_kdbl(b, "time_s", (double)o->time_ns / 1e9);
+	C(b);
+	jsonw_kuint(b, "jobs", o->jobs);
+	C(b);
+	jsonw_kdbl(b, "timeout_s", (double)o->timeout_ns / 1e9);
+	C(b);
+	jsonw_kstr(b, "until", o->until_text);
+	C(b);
+	jsonw_kstr(b, "fail_on", o->fail_on ? regex_pattern(o->fail_on) : NULL);
+	C(b);
+	jsonw_kstr(b, "ignore", o->ignore ? regex_pattern(o->ignore) : NULL);
+	C(b);
+	jsonw_kstr(b, "signature", o->sig_re ? regex_pattern(o->sig_re) : NULL);
+	dbuf_addc(b, '}');
+	C(b);
+	jsonw_key(b, "machine");
+	machine_json(b);
+	dbuf_adds(b, "}\n");
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+void record_run(struct dbuf *b, const char *series_id, const struct run *r,
+		int64_t series_start_mono, const struct capture *cap, const char *log)
+{
+	char ts[40], seed[24];
+	clock_iso8601(r->start_real, ts, sizeof(ts));
+	hex_seed(seed, sizeof(seed), r->seed);
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "type", "run");
+	C(b);
+	jsonw_kstr(b, "series", series_id);
+	C(b);
+	jsonw_kuint(b, "run", r->index);
+	C(b);
+	jsonw_kstr(b, "seed", seed);
+	C(b);
+	jsonw_kstr(b, "cell", "");
+	C(b);
+	dbuf_adds(b, "\"config\":{}");
+	C(b);
+	jsonw_kstr(b, "outcome", outcome_name(r->outcome));
+	C(b);
+	jsonw_key(b, "exit");
+	if (!r->timed_out && WIFEXITED(r->status))
+		dbuf_addf(b, "%d", WEXITSTATUS(r->status));
+	else
+		dbuf_adds(b, "null");
+	C(b);
+	jsonw_key(b, "signal");
+	if (!r->timed_out && WIFSIGNALED(r->status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(r->status));
+		dbuf_addf(b, "\"SIG%s\"", abbrev ? abbrev : "UNKNOWN");
+	} else {
+		dbuf_adds(b, "null");
+	}
+	C(b);
+	jsonw_kbool(b, "core", !r->timed_out && WIFSIGNALED(r->status) && WCOREDUMP(r->status));
+	C(b);
+	jsonw_kstr(b, "start", ts);
+	C(b);
+	jsonw_kdbl(b, "t", (double)(r->start_mono - series_start_mono) / 1e9);
+	C(b);
+	jsonw_kdbl(b, "wall_s", (double)(r->end_mono - r->start_mono) / 1e9);
+	C(b);
+	jsonw_kdbl(b, "user_s", tv_s(r->ru.ru_utime));
+	C(b);
+	jsonw_kdbl(b, "sys_s", tv_s(r->ru.ru_stime));
+	C(b);
+	jsonw_kint(b, "maxrss_kb", r->ru.ru_maxrss);
+	C(b);
+	jsonw_kuint(b, "out_bytes", cap->total);
+	C(b);
+	jsonw_kuint(b, "out_dropped", capture_dropped(cap));
+	bool failed = r->outcome != OUT_PASS && r->outcome != OUT_IGNORED;
+	C(b);
+	jsonw_kstr(b, "sig_id", failed ? r->sig.id : NULL);
+	C(b);
+	jsonw_kstr(b, "sig_kind", failed ? r->sig.kind : NULL);
+	C(b);
+	jsonw_kstr(b, "sig_key", failed ? r->sig.key : NULL);
+	C(b);
+	jsonw_kstr(b, "key_line", failed ? r->sig.key_line : NULL);
+	C(b);
+	jsonw_key(b, "frames");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; failed && i < r->sig.nframes; i++) {
+		if (i)
+			C(b);
+		jsonw_string(b, r->sig.frames[i], strlen(r->sig.frames[i]));
+	}
+	dbuf_addc(b, ']');
+	C(b);
+	jsonw_kstr(b, "log", log);
+	if (r->diag_json) {
+		C(b);
+		jsonw_key(b, "diag");
+		dbuf_adds(b, r->diag_json);
+	}
+	dbuf_adds(b, "}\n");
+}
+
+int record_write(int fd, const struct dbuf *b)
+{
+	const char *p = dbuf_str(b);
+	size_t left = b->len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		left -= (size_t)w;
+	}
+	return 0;
+}

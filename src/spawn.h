@@ -1,0 +1,48 @@
+/*
+ * spawn.h: start one child process, the only place that forks.
+ *
+ * The child is created with clone(CLONE_VM | CLONE_VFORK): the parent is
+ * suspended until the child has called execve() or exited, so the exec
+ * result is known when spawn_start() returns (no close-on-exec pipe needed,
+ * and no kill can hit the child before it has exec'd). In the child only
+ * system calls are made: setpgid, dup2, prctl, sched_setaffinity,
+ * setrlimit, sigprocmask, execve.
+ */
+#ifndef JOSTLE_SPAWN_H
+#define JOSTLE_SPAWN_H
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/types.h>
+
+struct spawn_req {
+	const char *path;           /* resolved executable (borrowed) */
+	char *const *argv;          /* borrowed */
+	char *const *envp;          /* borrowed */
+	int stdin_fd;               /* becomes fd 0 (borrowed; e.g. /dev/null) */
+	int out_fd;                 /* becomes fd 1 and 2 (borrowed) */
+	const cpu_set_t *affinity;  /* NULL: inherit */
+	int core_limit;             /* -1: inherit; 0: no cores; 1: unlimited cores */
+	const char *cwd;            /* NULL: inherit */
+	const sigset_t *sigmask;    /* the mask the child starts with */
+	/* Called in the parent after the child exists and before it execs, e.g.
+	 * to move it into a cgroup. Returns 0 or -errno (then the child is killed). */
+	int (*before_exec)(pid_t pid, void *arg);
+	void *before_exec_arg;
+};
+
+/*
+ * Start the child in a new process group of its own (pgid == pid).
+ * Returns 0 and *pid, or -errno when the child could not be created or
+ * its execve() failed (the child is then already reaped).
+ */
+int spawn_start(const struct spawn_req *req, pid_t *pid);
+
+/*
+ * Resolve a command name as execvp would (PATH search when it has no '/').
+ * Returns a new string, or NULL with errno ENOENT (not found) or EACCES (not
+ * executable).
+ */
+char *spawn_resolve(const char *name);
+
+#endif

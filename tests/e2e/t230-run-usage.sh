@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Bad input: one line naming the problem, exit 2, nothing run.
+. "$(dirname "$0")/../lib.sh"
+F=$FIX/flaky
+
+bad() { # DESCRIPTION PATTERN ARGS...
+	local what=$1 pat=$2; shift 2
+	"$JOSTLE" "$@" > "$TMP/out" 2> "$TMP/err"
+	local rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q -- "$pat" "$TMP/err"; then
+		ok "$what"
+	else
+		not_ok "$what (rc=$rc)"; sed 's/^/#   /' "$TMP/err"
+	fi
+}
+
+bad "-n abc" "runs 'abc'" run -n abc -- "$F"
+bad "-n 0" "runs '0'" run -n 0 -- "$F"
+bad "--time 5x" "time '5x'" run --time 5x -- "$F"
+bad "-j 0" "jobs '0'" run -j 0 -- "$F"
+bad "--timeout garbage" "timeout 'x'" run --timeout x -- "$F"
+bad "bad regex" "fail-on '(' is not a valid regular expression" run --fail-on '(' -- "$F"
+bad "bad --until" "until 'sometimes'" run --until sometimes -- "$F"
+bad "--until failures:0" "until 'failures:0'" run --until failures:0 -- "$F"
+bad "bad --seed" "seed 'x1'" run --seed x1 -- "$F"
+bad "bad --head" "head '12Q'" run --head 12Q -- "$F"
+bad "unknown option" "unknown option '--frobnicate'" run --frobnicate -- "$F"
+bad "option without value" "needs a value" run -n
+bad "missing --" "missing '--'" run -n 3 "$F"
+bad "no command" "no command" run -n 3 --
+bad "command not found" "command 'no-such-cmd-jostle' not found" run -- no-such-cmd-jostle
+echo "not a program" > "$TMP/plain" && chmod 644 "$TMP/plain"
+bad "not executable" "is not executable" run -- "$TMP/plain"
+chmod 755 "$TMP/plain"
+"$JOSTLE" run -q -n 5 -o "$TMP/fmt" -- "$TMP/plain" 2>"$TMP/err"
+check_eq "exec format error: exit 2 at once" "$?" 2
+check "exec format error: says why" grep -q "cannot start '$TMP/plain': Exec format error" "$TMP/err"
+check_eq "exec format error: no run recorded" "$(json "$TMP/fmt/runs.jsonl" 'len(rows)')" 0
+bad "unwritable -o" "out '/proc/jostle-x' cannot be created" run -o /proc/jostle-x -- "$F"
+bad "unknown command" "'frob' is not a command" frob
+mkdir -p "$TMP/used" && echo '{}' > "$TMP/used/runs.jsonl"
+bad "-o with earlier results" "already holds results" run -o "$TMP/used" -- "$F"
+check "bad input ran nothing" test ! -e "$TMP/used/summary.json"
+
+"$JOSTLE" --version | grep -q '^jostle [0-9]'
+check_eq "--version" "$?" 0
+"$JOSTLE" run --help | grep -q -- '--until RULE'
+check_eq "run --help" "$?" 0
