@@ -16,6 +16,7 @@ struct subcommand {
 
 static const struct subcommand commands[] = {
 	{ .name = "run", .fn = cmd_run, .summary = "run a command many times under pressure and record every run" },
+	{ .name = "stacks", .fn = cmd_stacks, .summary = "diagnose a live process tree: thread states, hang class, folded stacks" },
 };
 
 static void usage(FILE *f)

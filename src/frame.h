@@ -1,0 +1,38 @@
+/*
+ * frame.h: one stack frame's function name, as a signature wants it.
+ *
+ * Stacks come from many places (libdw, gdb, ASan/TSan/UBSan reports,
+ * compute-sanitizer, Python tracebacks, cores) and name the same function
+ * in different spellings: mangled or demangled, with parameter lists,
+ * with compiler clone suffixes (".isra.0", ".constprop.1", ".cold"), with
+ * "[clone ...]". frame_normalize() maps all of them to one stable name,
+ * and frame_is_runtime() says whether a frame belongs to the C library,
+ * the threading library, the dynamic loader, a sanitizer runtime or the
+ * Python interpreter, i.e. is not "the program" and must not decide a
+ * signature.
+ */
+#ifndef JOSTLE_FRAME_H
+#define JOSTLE_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Normalize a function name into buf (always NUL-terminated): demangle
+ * simple Itanium names (_ZN3foo3barEv -> foo::bar), drop parameter lists,
+ * clone suffixes and a leading "(anonymous namespace)::" is kept. Returns
+ * buf; "" when name is NULL, empty or "??".
+ */
+const char *frame_normalize(const char *name, char *buf, size_t len);
+
+/*
+ * True when the frame is runtime, not program: FN is a normalized name (may
+ * be "" for unknown), MODULE the object or file it came from (may be NULL):
+ * a path, a basename or "libc.so.6+0x1234".
+ */
+bool frame_is_runtime(const char *fn, const char *module);
+
+/* Basename of a path (borrowed from path). */
+const char *frame_basename(const char *path);
+
+#endif
