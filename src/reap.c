@@ -27,6 +27,32 @@ int reap_become_subreaper(void)
 	return prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ? -errno : 0;
 }
 
+/* Parse a space-separated list of pids from fd into pids (at most max). */
+static size_t read_pids(int fd, pid_t *pids, size_t max)
+{
+	char buf[4096], carry[16];
+	size_t n = 0, clen = 0;
+	ssize_t len;
+	while ((len = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < len; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				if (clen < sizeof(carry) - 1)
+					carry[clen++] = buf[i];
+			} else if (clen) {
+				carry[clen] = '\0';
+				if (n < max)
+					pids[n++] = (pid_t)strtol(carry, NULL, 10);
+				clen = 0;
+			}
+		}
+	}
+	if (clen && n < max) {
+		carry[clen] = '\0';
+		pids[n++] = (pid_t)strtol(carry, NULL, 10);
+	}
+	return n;
+}
+
 /* Children of every thread of PID (tasks reparented to a thread). */
 static size_t children_of(pid_t pid, pid_t *pids, size_t max)
 {
@@ -45,27 +71,7 @@ static size_t children_of(pid_t pid, pid_t *pids, size_t max)
 		int fd = open(cpath, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		char buf[4096];
-		ssize_t len;
-		char carry[16];
-		size_t clen = 0;
-		while ((len = read(fd, buf, sizeof(buf))) > 0) {
-			for (ssize_t i = 0; i < len; i++) {
-				if (buf[i] >= '0' && buf[i] <= '9') {
-					if (clen < sizeof(carry) - 1)
-						carry[clen++] = buf[i];
-				} else if (clen) {
-					carry[clen] = '\0';
-					if (n < max)
-						pids[n++] = (pid_t)strtol(carry, NULL, 10);
-					clen = 0;
-				}
-			}
-		}
-		if (clen && n < max) {
-			carry[clen] = '\0';
-			pids[n++] = (pid_t)strtol(carry, NULL, 10);
-		}
+		n += read_pids(fd, pids + n, max - n);
 		close(fd);
 	}
 	closedir(d);
@@ -74,7 +80,17 @@ static size_t children_of(pid_t pid, pid_t *pids, size_t max)
 
 size_t reap_children(pid_t *pids, size_t max)
 {
-	return children_of(getpid(), pids, max);
+	/* Orphans are reparented to the subreaper's main thread (jostle starts
+	 * no other threads that could outlive it), so one file is enough: this
+	 * runs after every run and must stay cheap. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return children_of(getpid(), pids, max);
+	size_t n = read_pids(fd, pids, max);
+	close(fd);
+	return n;
 }
 
 int reap_run_of(pid_t pid, uint64_t *run)
