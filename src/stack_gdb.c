@@ -2,8 +2,8 @@
  * stack_gdb.c: the gdb stack backend, for when libdw cannot unwind (no
  * CFI, an exotic loader, a libdw too old for the binary).
  *
- * Runs `gdb -p PID -batch -nx -ex 'thread apply all bt'` with stdin from
- * /dev/null, reads its stdout into a capped buffer under a deadline (gdb
+ * Runs `gdb -p PID -batch -nx -ex 'thread apply all bt'` (spawn.h) with
+ * stdin from /dev/null, reads its output into a capped buffer under a deadline (gdb
  * that hangs is killed), and parses the text with stack_gdb_parse(), a
  * pure function tested on a recorded transcript.
  */
@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 
 #include "clock.h"
 #include "dbuf.h"
+#include "spawn.h"
 #include "stack.h"
 #include "banned.h"
 
@@ -127,19 +127,30 @@ static int gdb_capture(pid_t pid, struct stack_set *out, char *err, size_t errle
 	const char *argv[] = { gdb_path(), "-p", pidarg, "-batch", "-nx", "-q",
 			       "-ex", "set pagination off", "-ex", "set width 0",
 			       "-ex", "thread apply all bt", NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	pid_t child;
-	int rc = posix_spawn(&child, argv[0], &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pfd[1]);
-	if (rc) {
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0) {
+		int e = errno;
 		close(pfd[0]);
-		snprintf(err, errlen, "spawning gdb: %s", strerror(rc));
-		return -rc;
+		close(pfd[1]);
+		snprintf(err, errlen, "/dev/null: %s", strerror(e));
+		return -e;
+	}
+	struct spawn_req req = {
+		.path = argv[0],
+		.argv = (char *const *)argv,
+		.envp = environ,
+		.stdin_fd = devnull,
+		.out_fd = pfd[1],
+		.core_limit = -1,
+	};
+	pid_t child;
+	int rc = spawn_start(&req, &child);
+	close(devnull);
+	close(pfd[1]);
+	if (rc < 0) {
+		close(pfd[0]);
+		snprintf(err, errlen, "starting gdb: %s", strerror(-rc));
+		return rc;
 	}
 	struct dbuf b;
 	dbuf_init(&b, GDB_OUTPUT_CAP);

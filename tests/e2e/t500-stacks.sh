@@ -117,8 +117,8 @@ check_eq "stopped: stays stopped" "$(awk '{print $3}' /proc/"$pid"/stat)" T
 stop_tree
 
 # --- Python: hung in known functions, faulthandler prints every thread ---
-start py env PYTHONFAULTHANDLER=1 /usr/bin/python3 tests/fixtures/py_hang.py
-wait_for "python ready" ready py
+start py env PYTHONFAULTHANDLER=1 /usr/bin/python3 "$ROOT/tests/fixtures/py_hang.py"
+wait_for "python ready" ready py || { cat "$TMP/py.err"; ps -o pid,stat,wchan,cmd -p "$pid"; }
 stacks_json "$pid" py
 check_eq "python: detected" "$(json "$TMP/py.json" 'd["processes"][0]["python"]')" True
 check_eq "python: faulthandler detected" "$(json "$TMP/py.json" 'd["processes"][0]["faulthandler"]')" True
