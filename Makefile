@@ -21,7 +21,7 @@ DESTDIR ?=
 CC      ?= cc
 VERSION := 0.1.0
 
-PKGS := libcjson libpcre2-8 libdw
+PKGS := libcjson libpcre2-8 libdw zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
