@@ -41,7 +41,7 @@ OPT := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 endif
 
 CFLAGS  ?=
-CPPFLAGS += -D_GNU_SOURCE -DJOSTLE_VERSION='"$(VERSION)"' -Isrc -Isrc/util
+CPPFLAGS += -D_GNU_SOURCE -DJOSTLE_VERSION='"$(VERSION)"' -iquote src -iquote src/util
 ALL_CFLAGS = -std=c17 -g $(OPT) $(WARN) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lpthread -lm
 

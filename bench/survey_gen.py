@@ -38,7 +38,7 @@ def body_lines(n):
         elif r < 0.93:
             L.append("  %s_%d.c:%d:%d: warning: unused variable 'err_%d' [-Wunused-variable]" % (w, k, k, k % 80, k))
         else:
-            L.append("INFO  %s: processed %d items in %d ms (exit status 0 expected)" % (w, k * 13, k))
+            L.append("INFO  %s: processed %d items in %d ms (%s)" % (w, k * 13, k, "exit status 0" if k % 8 == 0 else "ok"))
     return L
 
 failures = [

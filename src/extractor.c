@@ -173,6 +173,13 @@ const struct extractor extractor_table[] = {
 	  .anchor = "exited with code",
 	  .pattern = "\\bexited with code[:=]? ?(-?[1-9]\\d*)\\b",
 	  .key = "exit code $1", .verbatim = true },
+	/* tier 4: `jostle run` only, last resorts (last match in the output wins) */
+	{ .name = "exception", .outcome = "fail", .tier = EXTRACTOR_TIER_RUN_ONLY,
+	  .pattern = "^((?:[A-Za-z_][\\w]*\\.)*[A-Z]\\w*(?:Error|Exception|Exit|Interrupt|Failure)(?::.*)?)$",
+	  .key = "$1" },
+	{ .name = "error", .outcome = "fail", .tier = EXTRACTOR_TIER_RUN_ONLY,
+	  .pattern = "^(.*\\b(?:error|ERROR|Error|FAIL|FAILED|fatal|Fatal|FATAL|panic)\\b.*)$",
+	  .key = "$1" },
 };
 
 const size_t extractor_count = sizeof(extractor_table) / sizeof(extractor_table[0]);
@@ -233,7 +240,10 @@ static unsigned byte_weight(unsigned char c)
 static void prefilter_build(struct extractor_set *set)
 {
 	struct { uint16_t pair; struct pf_entry e; } tmp[NEX];
+	size_t nt = 0;
 	for (size_t i = 0; i < NEX; i++) {
+		if (!extractor_table[i].anchor)
+			continue;
 		const char *a = extractor_table[i].anchor, *z = a + strlen(a);
 		/* Raw lines may carry ANSI colours next to the anchor ("FAILED\e[0m "):
 		 * the prefilter looks for the anchor without its edge punctuation. */
@@ -256,25 +266,26 @@ static void prefilter_build(struct extractor_set *set)
 				best = k;
 			}
 		}
-		tmp[i].pair = (uint16_t)((unsigned char)a[best] | (unsigned char)a[best + 1] << 8);
-		tmp[i].e.ex = (uint8_t)i;
-		tmp[i].e.off = (uint8_t)best;
+		tmp[nt].pair = (uint16_t)((unsigned char)a[best] | (unsigned char)a[best + 1] << 8);
+		tmp[nt].e.ex = (uint8_t)i;
+		tmp[nt].e.off = (uint8_t)best;
+		nt++;
 	}
 	/* sort by pair (insertion sort: 35 entries, once) */
-	for (size_t i = 1; i < NEX; i++)
+	for (size_t i = 1; i < nt; i++)
 		for (size_t k = i; k > 0 && tmp[k - 1].pair > tmp[k].pair; k--) {
 			__typeof__(tmp[0]) t = tmp[k];
 			tmp[k] = tmp[k - 1];
 			tmp[k - 1] = t;
 		}
-	for (size_t i = 0; i < NEX; i++) {
+	for (size_t i = 0; i < nt; i++) {
 		set->pf[i] = tmp[i].e;
 		set->pf_pair[i] = tmp[i].pair;
 		if (!set->pf_first[tmp[i].pair])
 			set->pf_first[tmp[i].pair] = (uint16_t)(i + 1);
 		set->pf_bits[tmp[i].pair >> 6] |= 1ull << (tmp[i].pair & 63);
 	}
-	set->npf = NEX;
+	set->npf = nt;
 }
 
 /* Verified anchors whose pair starts at p (b..end is the searchable range). */
@@ -567,7 +578,7 @@ static char *trimmed_dup(const char *s, size_t n, size_t cap)
  * Record one finding. key_text is the key before normalization; test and
  * frame may be NULL/empty.
  */
-static void add_hit(struct extractor_scan *sc, const char *extractor, const char *kind, int tier,
+static void add_hit(struct extractor_scan *sc, const char *extractor, const char *kind, bool finer, int tier,
 		    int rank, bool verbatim, const char *key_text, size_t key_len,
 		    const char *line, size_t line_len, const char *test, size_t test_len,
 		    const char *frame, size_t frame_len)
@@ -602,6 +613,7 @@ static void add_hit(struct extractor_scan *sc, const char *extractor, const char
 		memset(h, 0, sizeof(*h));
 		h->extractor = extractor;
 		snprintf(h->kind, sizeof(h->kind), "%s", kind);
+		h->finer_kind = finer;
 		h->tier = tier;
 		h->rank = rank;
 		h->key = xstrdup(dbuf_str(&sc->key));
@@ -705,7 +717,7 @@ static void start_hit(struct extractor_scan *sc, const struct extractor *e, int 
 			dbuf_reset(&sc->tmp);
 			dbuf_add(&sc->tmp, tp, tn);
 		}
-		add_hit(sc, e->name, ex_kind(e), e->tier, rank, e->verbatim, sc->tmp.buf, sc->tmp.len,
+		add_hit(sc, e->name, ex_kind(e), e->kind != NULL, e->tier, rank, e->verbatim, sc->tmp.buf, sc->tmp.len,
 			line, len, tp, tn, fp, fn);
 		return;
 	}
@@ -735,11 +747,11 @@ static void pend_settle(struct extractor_scan *sc, const char *frame, size_t fra
 		return; /* a traceback without its exception line says nothing */
 	if (pd->ex->follow == FOLLOW_PY_EXCEPTION) {
 		/* the exception line is the key and the example */
-		add_hit(sc, pd->ex->name, ex_kind(pd->ex), pd->ex->tier, pd->rank, false, frame,
+		add_hit(sc, pd->ex->name, ex_kind(pd->ex), pd->ex->kind != NULL, pd->ex->tier, pd->rank, false, frame,
 			frame_len, frame, frame_len, NULL, 0, NULL, 0);
 		return;
 	}
-	add_hit(sc, pd->ex->name, ex_kind(pd->ex), pd->ex->tier, pd->rank, pd->ex->verbatim,
+	add_hit(sc, pd->ex->name, ex_kind(pd->ex), pd->ex->kind != NULL, pd->ex->tier, pd->rank, pd->ex->verbatim,
 		dbuf_str(&pd->key), pd->key.len, dbuf_str(&pd->key_line), pd->key_line.len,
 		dbuf_str(&pd->test), pd->test.len, frame, frame_len);
 }
@@ -993,7 +1005,7 @@ static bool rule_line(struct extractor_scan *sc, const char *s, size_t n)
 		}
 		dbuf_release(&rest);
 		char *key = xstrdup(dbuf_str(&sc->key));
-		add_hit(sc, ru->name, "rule", 0, (int)r, true, key, strlen(key), s, n, NULL, 0, NULL, 0);
+		add_hit(sc, ru->name, "rule", false, 1, (int)r, true, key, strlen(key), s, n, NULL, 0, NULL, 0);
 		free(key);
 		return true;
 	}

@@ -17,6 +17,9 @@
  *   2  generic evidence (tracebacks, CUDA error names, segmentation faults,
  *      timeouts printed by plugins)
  *   3  process exit codes
+ *   4  run-only last resorts without an anchor (any exception or error
+ *      line): `jostle run` knows its output is a failure's; in a survey
+ *      they would match nearly every log, so the scanner skips them
  * A log's signatures are the distinct signatures of its best tier; its
  * primary signature is the one of the first extractor in table order (user
  * rules come first), the last occurrence among equals. `jostle run` picks
@@ -52,8 +55,8 @@ struct extractor {
 	const char *name;
 	const char *kind;     /* finer signature kind (asan, tsan, ...), or NULL */
 	const char *outcome;  /* what the failure implies: fail, crash, hang, exit */
-	int tier;             /* 1..3 as above */
-	const char *anchor;   /* literal contained in every matching line */
+	int tier;             /* 1..4 as above */
+	const char *anchor;   /* literal contained in every matching line (NULL: tier 4) */
 	const char *pattern;  /* PCRE2, applied to one cleaned line */
 	const char *key;      /* template: "$2", "$1 $2", "Segmentation fault"; "" = match */
 	int test;             /* capture group naming the test, 0 = none */
@@ -66,12 +69,15 @@ struct extractor {
 extern const struct extractor extractor_table[];
 extern const size_t extractor_count;
 
+#define EXTRACTOR_TIER_RUN_ONLY 4
+
 #define EXTRACTOR_MAX_HITS 256   /* distinct signatures kept per log */
 #define EXTRACTOR_MAX_TESTS 8    /* distinct test names kept per hit */
 
 struct extractor_hit {
 	const char *extractor;  /* borrowed: table or set string */
-	char kind[32];
+	char kind[32];          /* the extractor's kind, else its outcome */
+	bool finer_kind;        /* kind came from the extractor (asan, ...) */
 	int tier, rank;         /* rank: user rules first, then table order */
 	char *key;              /* owned, normalized */
 	char *key_line;         /* owned, the line as printed (cleaned, capped) */

@@ -4,62 +4,49 @@
  * The key line is chosen the way an engineer skims a log: a sanitizer's
  * ERROR line beats a Python fatal error, which beats pytest's FAILED line,
  * which beats an exception line, ... down to the last non-empty line. The
- * extractors are a table in priority order; within one extractor the last
- * match in the output wins (a traceback's final line, the short summary).
+ * extractors are one table shared with `jostle survey` (extractor.h), so a
+ * run and a CI log of the same failure get the same signature; after them
+ * come the table's run-only last resorts (any exception or error line) and
+ * the last non-empty line.
  *
  * Normalization is a single hand-written pass: it runs on every failing
  * run's key line and must never depend on the run (addresses, pids, thread
  * ids, temp names, durations, build paths).
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "extractor.h"
 #include "regex.h"
 #include "signature.h"
 #include "xalloc.h"
 #include "banned.h"
 
-struct extractor {
-	const char *name;
-	const char *pattern;  /* PCRE2, multiline; group 1 (if any) is the key line */
-};
+/* The tier-4 extractors of the shared table (run-only last resorts), compiled once. */
+static struct regex *last_resort[8];
+static const struct extractor *last_resort_ex[8];
+static size_t nlast_resort;
 
-/* Priority order: the first extractor with a match decides. */
-static const struct extractor extractors[] = {
-	{ .name = "sanitizer", .pattern = "^.*?((?:ERROR|WARNING): (?:AddressSanitizer|ThreadSanitizer|LeakSanitizer|MemorySanitizer|UndefinedBehaviorSanitizer): .*)$" },
-	{ .name = "ubsan", .pattern = "^.*?:\\d+:\\d+: (runtime error: .*)$" },
-	{ .name = "compute-sanitizer", .pattern = "^=+ ((?:Invalid|Race|Error|Uninitialized|Leaked|Out-of-range|Misaligned) .*)$" },
-	{ .name = "glibc", .pattern = "^((?:free|malloc|realloc|calloc|malloc_consolidate|_int_malloc|_int_free|corrupted|double free|munmap_chunk|tcache)[^\\n]*(?:corrupt|double free|invalid|unaligned|detected)[^\\n]*)$" },
-	{ .name = "python-fatal", .pattern = "^(Fatal Python error: .*)$" },
-	{ .name = "pytest", .pattern = "^(FAILED \\S+::\\S+.*)$" },
-	{ .name = "gtest", .pattern = "^(\\[  FAILED  \\] \\S+.*)$" },
-	{ .name = "go-panic", .pattern = "^(panic: .*)$" },
-	{ .name = "go-fail", .pattern = "^(--- FAIL: \\S+).*$" },
-	{ .name = "assert", .pattern = "^(.*Assertion .* failed\\.?)$" },
-	{ .name = "cuda", .pattern = "^.*?((?:CUDA_ERROR|cudaError)\\w+.*)$" },
-	{ .name = "exception", .pattern = "^((?:[A-Za-z_][\\w]*\\.)*[A-Z]\\w*(?:Error|Exception|Exit|Interrupt|Failure)(?::.*)?)$" },
-	{ .name = "error", .pattern = "^(.*\\b(?:error|ERROR|Error|FAIL|FAILED|fatal|Fatal|FATAL|panic)\\b.*)$" },
-};
-
-#define NEXTRACTORS (sizeof(extractors) / sizeof(extractors[0]))
-
-static struct regex *compiled[NEXTRACTORS];
-
-static void compile_extractors(void)
+static void compile_last_resorts(void)
 {
-	if (compiled[0])
+	if (nlast_resort)
 		return;
-	for (size_t i = 0; i < NEXTRACTORS; i++) {
+	for (size_t i = 0; i < extractor_count; i++) {
+		const struct extractor *e = &extractor_table[i];
+		if (e->tier != EXTRACTOR_TIER_RUN_ONLY || nlast_resort >= 8)
+			continue;
 		char err[128];
-		compiled[i] = regex_new(extractors[i].pattern, REGEX_MULTILINE, err, sizeof(err));
-		if (!compiled[i]) {
-			fprintf(stderr, "jostle: internal error: extractor '%s': %s\n",
-				extractors[i].name, err);
+		struct regex *re = regex_new(e->pattern, REGEX_MULTILINE, err, sizeof(err));
+		if (!re) {
+			fprintf(stderr, "jostle: internal error: extractor '%s': %s\n", e->name, err);
 			exit(3);
 		}
+		last_resort_ex[nlast_resort] = e;
+		last_resort[nlast_resort++] = re;
 	}
 }
 
@@ -250,10 +237,10 @@ const char *signature_pick_line(const char *output, size_t len, struct regex *us
 			line_bounds(output, len, m.start, start, end);
 		return "user";
 	}
-	compile_extractors();
-	for (size_t i = 0; i < NEXTRACTORS; i++)
-		if (last_match(compiled[i], output, len, start, end))
-			return extractors[i].name;
+	compile_last_resorts();
+	for (size_t i = 0; i < nlast_resort; i++)
+		if (last_match(last_resort[i], output, len, start, end))
+			return last_resort_ex[i]->name;
 	/* The last non-blank line. */
 	size_t b = len;
 	while (b > 0) {
@@ -296,12 +283,45 @@ void signature_update_id(struct signature *sig)
 	signature_id(sig->kind, sig->key, sig->frames, sig->nframes, sig->id);
 }
 
+/*
+ * The shared extractor table (extractor.h), exactly as `jostle survey` runs
+ * it: the primary hit gives the key, the key line, the frame, and a finer
+ * kind (asan, tsan, ...) when the extractor names one.
+ */
+static bool from_extractors(struct signature *sig, const char *output, size_t len)
+{
+	static struct extractor_set *set;
+	if (!set)
+		set = extractor_set_new();
+	struct extractor_scan sc;
+	extractor_scan_init(&sc, set);
+	extractor_scan_block(&sc, output, len);
+	extractor_scan_end(&sc);
+	const struct extractor_hit *h = extractor_scan_primary(&sc);
+	if (h) {
+		if (h->finer_kind)
+			snprintf(sig->kind, sizeof(sig->kind), "%s", h->kind);
+		sig->key = xstrdup(h->key);
+		sig->key_line = xstrdup(h->key_line ? h->key_line : h->key);
+		if (h->frame) {
+			sig->frames = xcalloc(1, sizeof(char *));
+			sig->frames[0] = xstrdup(h->frame);
+			sig->nframes = 1;
+		}
+		signature_update_id(sig);
+	}
+	extractor_scan_release(&sc);
+	return h != NULL;
+}
+
 void signature_from_output(struct signature *sig, const char *kind,
 			   const char *output, size_t len, struct regex *user)
 {
 	size_t a, e;
 	memset(sig, 0, sizeof(*sig));
 	snprintf(sig->kind, sizeof(sig->kind), "%s", kind);
+	if (!(user && regex_search(user, output, len, NULL)) && from_extractors(sig, output, len))
+		return;
 	if (signature_pick_line(output, len, user, &a, &e)) {
 		while (a < e && isspace((unsigned char)output[a]))
 			a++;

@@ -32,7 +32,8 @@ struct signature {
 void signature_normalize(const char *line, size_t len, struct dbuf *out);
 
 /*
- * Pick the most telling line of OUTPUT (len bytes; may contain NULs and
+ * The fallback of signature_from_output when no extractor of the shared
+ * table (extractor.h) matched: pick the most telling line of OUTPUT (len bytes; may contain NULs and
  * invalid UTF-8). user may be NULL; when it matches, its first capture group
  * (or whole match) is the key line. Returns the line bounds in *start and *end, and
  * the name of the extractor that chose it (static string), or NULL when the

@@ -43,16 +43,32 @@ int main(void)
 	CHECK_KEY("collected 3 items\nTraceback (most recent call last):\n  File \"x.py\", line 3, in f\nValueError: bad value 42\n",
 		  "ValueError: bad value N");
 	CHECK_KEY("noise\nFAILED tests/graph/test_g.py::test_destroy - CUDAError: CUDA_ERROR_INVALID_VALUE\nValueError: other\n",
-		  "FAILED tests/graph/test_g.py::test_destroy - CUDAError: CUDA_ERROR_INVALID_VALUE");
+		  "CUDAError: CUDA_ERROR_INVALID_VALUE"); /* pytest: the message; the test id is not part of the key */
 	CHECK_KEY("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f:\n", "Fatal Python error: Segmentation fault");
 	CHECK_KEY("==123==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x1\nFatal Python error: Aborted\n",
-		  "ERROR: AddressSanitizer: heap-use-after-free on address 0x<hex> at pc 0x<hex>");
+		  "AddressSanitizer: heap-use-after-free");
 	CHECK_KEY("free(): double free detected in tcache 2\n", "free(): double free detected in tcache N");
-	CHECK_KEY("zoo: drain.c:88: drain: Assertion `slot->state == 1' failed.\n", "zoo: drain.c:N: drain: Assertion `slot->state == N' failed.");
+	CHECK_KEY("zoo: drain.c:88: drain: Assertion `slot->state == 1' failed.\n", "Assertion `slot->state == N' failed.");
 	CHECK_KEY("panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\n",
 		  "panic: runtime error: index out of range [N] with length N");
 	CHECK_KEY("step 1\nstep 2\nsomething odd happened\n\n\n", "something odd happened");
 	{ char *g_ = key(""); CHECK(g_ == NULL); free(g_); }
+
+	/* The shared extractor table sets a finer kind and the frame. */
+	{
+		struct signature sg;
+		const char *out = "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020 at pc 0x1\n"
+				  "READ of size 4 at 0x6020 thread T1\n"
+				  "    #0 0x55d1c0 in __interceptor_free ../../libsanitizer/asan/asan_malloc_linux.cpp:52\n"
+				  "    #1 0x55d1c0 in on_task_complete /src/orch.c:120:5\n";
+		signature_from_output(&sg, "crash", out, strlen(out), NULL);
+		CHECK_STR(sg.kind, "asan");
+		CHECK(sg.nframes == 1 && !strcmp(sg.frames[0], "on_task_complete"));
+		char want[9];
+		signature_id("asan", "AddressSanitizer: heap-use-after-free", sg.frames, 1, want);
+		CHECK_STR(sg.id, want);
+		signature_release(&sg);
+	}
 
 	/* User pattern: group 1 is the key line. */
 	char err[128];
