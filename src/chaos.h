@@ -1,0 +1,85 @@
+/*
+ * chaos.h: schedule perturbation of a run, from outside (`--chaos threads`)
+ * and from inside (`--chaos sync`, the preload library's environment).
+ *
+ * Thread chaos, in the spirit of PCT (Burckhardt et al., ASPLOS 2010): each
+ * thread of a run gets a random priority (SCHED_IDLE, else nice 19, for the
+ * "low" ones; SCHED_OTHER for the others) and a random CPU of the run's set
+ * when it is first seen, and at a few seeded change points per run the
+ * assignment is redrawn; at some change points every thread is packed onto
+ * one CPU, so a low-priority thread really stalls (inside its race window,
+ * sometimes) while the others run. The engine calls chaos_tick() from its
+ * loop; chaos_next_ns() says when the next tick is due. Everything follows
+ * from the run's seed except the timing of the ticks themselves.
+ *
+ * A vanished thread or process is a normal result; the functions return
+ * nothing and never fail the run.
+ */
+#ifndef JOSTLE_CHAOS_H
+#define JOSTLE_CHAOS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cpuset.h"
+#include "strvec.h"
+
+enum chaos_mode {
+	CHAOS_NONE = 0,
+	CHAOS_THREADS = 1,
+	CHAOS_SYNC = 2,
+	CHAOS_ALL = 3,     /* THREADS | SYNC */
+	CHAOS_AUTO = 4,    /* the portfolio chooses per run */
+};
+
+/* "none" ... "auto"; chaos_mode_parse returns 0 or -EINVAL. */
+const char *chaos_mode_name(enum chaos_mode m);
+int chaos_mode_parse(const char *s, enum chaos_mode *out);
+
+#define CHAOS_MAX_TIDS 256
+
+struct chaos_run {
+	pid_t pid;
+	uint64_t rng;
+	struct cpuset cpus;        /* the CPUs threads may be moved between */
+	int64_t next_ns;           /* next change point (monotonic) */
+	int64_t last_ns;           /* last tick */
+	int changes_left;
+	int64_t gap_ns;            /* mean gap between change points */
+	int ntids;
+	pid_t tid[CHAOS_MAX_TIDS]; /* threads seen */
+	int changes;               /* change points applied (for the record) */
+	int moves;                 /* policy/affinity changes made */
+};
+
+/*
+ * Start perturbing run PID. cpus: the run's CPU set (empty: all available).
+ * intensity 0..2 scales the number of change points and how often they come.
+ */
+void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpuset *cpus,
+		 int intensity, int64_t now_ns);
+
+/* When the run next wants a tick (monotonic ns). */
+int64_t chaos_next_ns(const struct chaos_run *c);
+
+/* Assign new threads; at a change point, redraw everything. */
+void chaos_tick(struct chaos_run *c, int64_t now_ns);
+
+/*
+ * The environment of a `--chaos sync` run: prepend LIB to LD_PRELOAD
+ * (keeping what the user had), set JOSTLE_CHAOS_PROB / JOSTLE_CHAOS_MAX_US,
+ * and let an ASan-built program accept a preload ahead of its runtime.
+ */
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us);
+
+/*
+ * Where libjostle-chaos.so is: $JOSTLE_CHAOS_LIB, else next to the jostle
+ * binary, else ../lib/jostle/ relative to it. Returns a new string or NULL.
+ */
+char *chaos_find_lib(void);
+
+/* The preload probability and maximum delay of an intensity level 0..2. */
+void chaos_sync_level(int intensity, double *prob, int *max_us);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * portfolio.c: arm selection for `--chaos auto` (see portfolio.h).
+ *
+ * Beta draws use Marsaglia and Tsang's gamma method (shape >= 1 only, which
+ * is all a Beta(1 + k, 1 + n - k) posterior needs) on our seeded generator,
+ * so a test can pin the whole selection sequence.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "portfolio.h"
+#include "jsonw.h"
+#include "rng.h"
+#include "banned.h"
+
+static double normal(uint64_t *rng)
+{
+	double u1 = rng_unit(rng), u2 = rng_unit(rng);
+
+	if (u1 < 1e-300)
+		u1 = 1e-300;
+	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static double gamma_draw(uint64_t *rng, double shape)
+{
+	double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+
+	for (;;) {
+		double x = normal(rng), v = 1.0 + c * x, u;
+
+		if (v <= 0)
+			continue;
+		v = v * v * v;
+		u = rng_unit(rng);
+		if (u < 1.0 - 0.0331 * x * x * x * x || log(u) < 0.5 * x * x + d * (1.0 - v + log(v)))
+			return d * v;
+	}
+}
+
+double portfolio_beta(uint64_t *rng, double a, double b)
+{
+	double x = gamma_draw(rng, a), y = gamma_draw(rng, b);
+
+	return x / (x + y);
+}
+
+static void add(struct portfolio *p, const struct pconfig *c)
+{
+	if (p->n < PORTFOLIO_MAX)
+		p->arm[p->n++].cfg = *c;
+}
+
+void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg)
+{
+	memset(p, 0, sizeof(*p));
+	add(p, cfg);
+	p->explored = 1;
+}
+
+void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs,
+			 const struct portfolio_fixed *fixed)
+{
+	static const struct pconfig table[] = {
+		{ .name = "plain" },
+		{ .name = "serial", .jobs = 1 },
+		{ .name = "oversub", .ncpus = 1 },
+		{ .name = "noise", .noise = true },
+		{ .name = "threads", .chaos = CHAOS_THREADS, .intensity = 1 },
+		{ .name = "threads-1cpu", .ncpus = 1, .chaos = CHAOS_THREADS, .intensity = 2 },
+		{ .name = "sync-lo", .chaos = CHAOS_SYNC, .intensity = 0 },
+		{ .name = "sync-hi", .chaos = CHAOS_SYNC, .intensity = 2 },
+		{ .name = "sync-1cpu", .ncpus = 1, .chaos = CHAOS_SYNC, .intensity = 1 },
+		{ .name = "all-1cpu", .ncpus = 1, .chaos = CHAOS_ALL, .intensity = 1 },
+	};
+	uint64_t s = seed ^ 0x706f7274666f6c69ULL;
+
+	memset(p, 0, sizeof(*p));
+	p->rng = rng_splitmix64(&s);
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		struct pconfig c = table[i];
+
+		/* dimensions the user fixed are not varied */
+		if (fixed->cpus && c.ncpus)
+			continue;
+		if (ncpus <= 1 && c.ncpus == 1 && c.chaos == CHAOS_NONE)
+			continue;      /* "oversub" is "plain" on one CPU */
+		if (jobs <= 1 && c.jobs == 1)
+			continue;      /* "serial" is "plain" at -j 1 */
+		if (fixed->noise && c.noise)
+			continue;
+		if (fixed->chaos && c.chaos != fixed->mode && c.chaos != CHAOS_NONE)
+			continue;
+		if (c.ncpus > ncpus)
+			c.ncpus = ncpus;
+		add(p, &c);
+	}
+	/* seeded exploration order, "plain" first so it is always measured */
+	for (int i = 0; i < p->n; i++)
+		p->order[i] = i;
+	for (int i = p->n - 1; i > 1; i--) {
+		int j = 1 + (int)rng_below(&p->rng, (uint64_t)i);
+		int t = p->order[i];
+		p->order[i] = p->order[j];
+		p->order[j] = t;
+	}
+}
+
+int portfolio_pick(struct portfolio *p)
+{
+	double best = -1, total_wall = 0;
+	uint64_t total_runs = 0;
+	int pick = 0;
+
+	p->stints++;
+	if (p->n <= 1)
+		return 0;
+	if (p->explored < p->n)
+		return p->order[p->explored++];
+	if (rng_unit(&p->rng) < PORTFOLIO_FLOOR)
+		return (int)rng_below(&p->rng, (uint64_t)p->n);
+	for (int a = 0; a < p->n; a++) {
+		total_wall += p->arm[a].wall_s;
+		total_runs += p->arm[a].runs;
+	}
+	for (int a = 0; a < p->n; a++) {
+		const struct parm *r = &p->arm[a];
+		/* mean run time with one pseudo-run at the overall mean as prior */
+		double prior = total_runs ? total_wall / (double)total_runs : 1.0;
+		double mean = (r->wall_s + prior) / (double)(r->runs + 1);
+		double theta = portfolio_beta(&p->rng, 1.0 + (double)r->fails,
+					      1.0 + (double)(r->runs - r->fails));
+		double score = theta / (mean > 1e-3 ? mean : 1e-3);
+
+		if (score > best) {
+			best = score;
+			pick = a;
+		}
+	}
+	return pick;
+}
+
+void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s)
+{
+	if (a < 0 || a >= p->n)
+		return;
+	p->arm[a].runs++;
+	p->arm[a].fails += failed;
+	p->arm[a].wall_s += wall_s > 0 ? wall_s : 0;
+}
+
+int portfolio_stint(const struct portfolio *p, int a, int jobs)
+{
+	int j = p->arm[a].cfg.jobs ? p->arm[a].cfg.jobs : jobs;
+
+	return 2 * (j > 0 ? j : 1);
+}
+
+void portfolio_json(const struct portfolio *p, struct dbuf *b)
+{
+	jsonw_key(b, "arms");
+	dbuf_addc(b, '[');
+	for (int a = 0; a < p->n; a++) {
+		const struct parm *r = &p->arm[a];
+
+		dbuf_adds(b, a ? ",{" : "{");
+		jsonw_kstr(b, "name", r->cfg.name);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "runs", r->runs);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "fails", r->fails);
+		dbuf_addc(b, ',');
+		jsonw_kdbl(b, "rate", r->runs ? (double)r->fails / (double)r->runs : 0.0);
+		dbuf_addc(b, '}');
+	}
+	dbuf_addc(b, ']');
+}

@@ -1,0 +1,85 @@
+/*
+ * portfolio.h: `--chaos auto`, a portfolio of pressure/chaos configurations
+ * ("arms") with Thompson sampling on their failure rates.
+ *
+ * Runs are given to arms in stints (a few runs in a row, so the runs that
+ * share the machine share one condition: a plain arm's runs are not slowed
+ * by a neighbour's chaos). Every arm first gets one stint, in a seeded
+ * order; after that each stint goes, with probability PORTFOLIO_FLOOR, to
+ * an arm drawn uniformly (no arm starves), else to the arm with the highest
+ * sampled failures per second: theta ~ Beta(1 + fails, 1 + passes), divided
+ * by the arm's mean run time. The unperturbed arm ("plain") is always in the
+ * portfolio: on some bugs pressure lowers the failure rate.
+ *
+ * Pure: no I/O, no clock; the caller passes outcomes and durations in, so
+ * the selection is a function of the seed and the outcome sequence.
+ */
+#ifndef JOSTLE_PORTFOLIO_H
+#define JOSTLE_PORTFOLIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "chaos.h"
+#include "dbuf.h"
+
+#define PORTFOLIO_MAX 16
+#define PORTFOLIO_FLOOR 0.15
+
+struct pconfig {
+	const char *name;      /* static label: "plain", "oversub", "sync-hi", ... */
+	int ncpus;             /* CPUs of the run's set; 0: all of the series' set */
+	int jobs;              /* concurrent runs; 0: the series' -j */
+	bool noise;            /* background noise on */
+	enum chaos_mode chaos; /* none, threads, sync or all */
+	int intensity;         /* 0..2 */
+	double sync_prob;      /* preload settings; 0: from intensity (replay sets them) */
+	int sync_max_us;
+};
+
+struct parm {
+	struct pconfig cfg;
+	uint64_t runs, fails;
+	double wall_s;         /* sum over finished runs */
+};
+
+struct portfolio {
+	int n;
+	struct parm arm[PORTFOLIO_MAX];
+	uint64_t rng;
+	int explored;          /* arms given their first stint so far */
+	int order[PORTFOLIO_MAX];
+	uint64_t stints;
+};
+
+/* What the user fixed; the portfolio only varies the other dimensions. */
+struct portfolio_fixed {
+	bool cpus;             /* --cpus given: every arm uses all of that set */
+	bool noise;            /* --noise given: on in every arm */
+	bool chaos;            /* --chaos MODE (not auto) given */
+	enum chaos_mode mode;
+};
+
+/* The default portfolio for a series with ncpus CPUs and -j jobs. */
+void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs,
+			 const struct portfolio_fixed *fixed);
+
+/* A portfolio of exactly one arm (explicit options, or a replay). */
+void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg);
+
+/* The arm of the next stint. */
+int portfolio_pick(struct portfolio *p);
+
+/* A run of arm a ended. */
+void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s);
+
+/* Runs in a stint of arm a when the series runs `jobs` at a time. */
+int portfolio_stint(const struct portfolio *p, int a, int jobs);
+
+/* A Beta(a, b) draw (a, b >= 1) from the generator state; exposed for tests. */
+double portfolio_beta(uint64_t *rng, double a, double b);
+
+/* `"arms":[{"name":..,"runs":..,"fails":..,"rate":..}]` members for summaries. */
+void portfolio_json(const struct portfolio *p, struct dbuf *b);
+
+#endif

@@ -1,0 +1,137 @@
+/* Unit tests of the auto portfolio: arm set, seeded selection, adaptation. */
+#include "tap.h"
+#include "portfolio.h"
+#include "rng.h"
+
+static int find(const struct portfolio *p, const char *name)
+{
+	for (int a = 0; a < p->n; a++)
+		if (!strcmp(p->arm[a].cfg.name, name))
+			return a;
+	return -1;
+}
+
+/* Simulate: arm `hot` fails with probability 0.5, the others never. */
+static void simulate(struct portfolio *p, int hot, int stints, int *count)
+{
+	uint64_t world = 42;
+	for (int s = 0; s < stints; s++) {
+		int a = portfolio_pick(p);
+		count[a]++;
+		for (int r = 0; r < 4; r++)
+			portfolio_feedback(p, a, a == hot && rng_unit(&world) < 0.5, 0.1);
+	}
+}
+
+int main(void)
+{
+	struct portfolio p, q;
+	struct portfolio_fixed none = { 0 };
+	int seq1[40], seq2[40], count[PORTFOLIO_MAX] = { 0 };
+	uint64_t rng = 7;
+	double sum = 0;
+
+	portfolio_init_auto(&p, 1, 2, 2, &none);
+	CHECK(p.n == 10);
+	CHECK(find(&p, "plain") == 0);
+	CHECK(find(&p, "oversub") >= 0 && p.arm[find(&p, "oversub")].cfg.ncpus == 1);
+	CHECK(find(&p, "sync-hi") >= 0 && p.arm[find(&p, "sync-hi")].cfg.chaos == CHAOS_SYNC);
+
+	/* one CPU, -j 1: no oversub or serial arm (they would equal plain) */
+	portfolio_init_auto(&q, 1, 1, 1, &none);
+	CHECK(find(&q, "oversub") < 0 && find(&q, "serial") < 0 && find(&q, "plain") == 0);
+
+	/* fixed dimensions are not varied */
+	{
+		struct portfolio_fixed f = { .cpus = true, .noise = true };
+		portfolio_init_auto(&q, 1, 2, 2, &f);
+		CHECK(find(&q, "oversub") < 0 && find(&q, "noise") < 0 && find(&q, "sync-1cpu") < 0);
+		CHECK(find(&q, "plain") == 0 && find(&q, "sync-hi") >= 0);
+		struct portfolio_fixed g = { .chaos = true, .mode = CHAOS_THREADS };
+		portfolio_init_auto(&q, 1, 2, 2, &g);
+		CHECK(find(&q, "sync-hi") < 0 && find(&q, "threads") >= 0 && find(&q, "plain") == 0);
+	}
+
+	/* exploration: every arm once, plain first */
+	{
+		int seen[PORTFOLIO_MAX] = { 0 }, all = 1;
+		portfolio_init_auto(&p, 5, 2, 2, &none);
+		CHECK(portfolio_pick(&p) == 0);
+		seen[0] = 1;
+		for (int i = 1; i < p.n; i++)
+			seen[portfolio_pick(&p)]++;
+		for (int i = 0; i < p.n; i++)
+			all &= seen[i] == 1;
+		CHECK(all);
+	}
+
+	/* deterministic: same seed and outcomes give the same picks */
+	portfolio_init_auto(&p, 99, 2, 2, &none);
+	portfolio_init_auto(&q, 99, 2, 2, &none);
+	for (int i = 0; i < 40; i++) {
+		seq1[i] = portfolio_pick(&p);
+		portfolio_feedback(&p, seq1[i], seq1[i] == 3, 0.1);
+		seq2[i] = portfolio_pick(&q);
+		portfolio_feedback(&q, seq2[i], seq2[i] == 3, 0.1);
+	}
+	CHECK(!memcmp(seq1, seq2, sizeof(seq1)));
+	/* a different seed explores in a different order */
+	portfolio_init_auto(&q, 100, 2, 2, &none);
+	{
+		int differ = 0;
+		portfolio_init_auto(&p, 99, 2, 2, &none);
+		for (int i = 0; i < 10; i++)
+			differ |= portfolio_pick(&p) != portfolio_pick(&q);
+		CHECK(differ);
+	}
+
+	/* adaptation: the failing arm gets most stints, no arm starves */
+	portfolio_init_auto(&p, 3, 2, 2, &none);
+	{
+		int hot = find(&p, "sync-hi"), starved = 0;
+		simulate(&p, hot, 400, count);
+		CHECK(count[hot] > 200);
+		for (int a = 0; a < p.n; a++)
+			starved |= count[a] < 3;
+		CHECK(!starved);
+		CHECK(p.arm[hot].fails > 0 && p.arm[0].fails == 0);
+	}
+
+	/* faster arms win at equal failure rates (failures per second) */
+	{
+		struct pconfig a = { .name = "a" };
+		int picks_fast = 0;
+		portfolio_init_auto(&p, 11, 2, 2, &none);
+		(void)a;
+		for (int s = 0; s < 300; s++) {
+			int k = portfolio_pick(&p);
+			if (k == 1)
+				picks_fast++;
+			portfolio_feedback(&p, k, (s % 5) == 0, k == 1 ? 0.01 : 1.0);
+		}
+		CHECK(picks_fast > 150);
+	}
+
+	/* Beta(3, 7) has mean 0.3 */
+	for (int i = 0; i < 20000; i++)
+		sum += portfolio_beta(&rng, 3, 7);
+	CHECK_NEAR(sum / 20000, 0.3, 0.01);
+
+	/* one-arm portfolio always picks it; stints scale with jobs */
+	{
+		struct pconfig c = { .name = "replay", .chaos = CHAOS_SYNC };
+		portfolio_init_one(&p, &c);
+		CHECK(portfolio_pick(&p) == 0 && portfolio_pick(&p) == 0);
+		CHECK(portfolio_stint(&p, 0, 4) == 8);
+	}
+	{
+		struct dbuf b;
+		dbuf_init(&b, 4096);
+		portfolio_feedback(&p, 0, true, 1);
+		portfolio_feedback(&p, 0, false, 1);
+		portfolio_json(&p, &b);
+		CHECK_STR(dbuf_str(&b), "\"arms\":[{\"name\":\"replay\",\"runs\":2,\"fails\":1,\"rate\":0.5}]");
+		dbuf_release(&b);
+	}
+	return tap_done();
+}
