@@ -21,6 +21,7 @@
 #include "machine.h"
 #include "parse.h"
 #include "regex.h"
+#include "replay.h"
 #include "series.h"
 #include "spawn.h"
 #include "xalloc.h"
@@ -49,6 +50,19 @@ static const char usage_text[] =
 "      --tail SIZE        output bytes kept from the end of each run (default 256K)\n"
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
+"Pressure and chaos (any of them without --chaos means --chaos auto):\n"
+"      --cpus N|LIST      runs may use only these CPUs: a count (2) or a list\n"
+"                         (0, 0-1, 0,2-3; CPU 1 alone is 1-1); cgroup cpuset,\n"
+"                         else affinity\n"
+"      --cpu-quota F      CPU time per run, in CPUs (0.5 = half of one); needs\n"
+"                         a writable cgroup\n"
+"      --noise SPEC       background hogs on the same CPUs: cpu:N,mem:SIZE,cache:N\n"
+"      --chaos MODE       none | threads (priorities and CPUs of the run's threads,\n"
+"                         from outside) | sync (preload library: delays at pthread\n"
+"                         calls) | all | auto (a portfolio that favours what fails)\n"
+"      --chaos-level L    0, 1 (default) or 2: how hard threads/sync perturb\n"
+"      --replay DIR:RUN   repeat run RUN of DIR/runs.jsonl: its configuration, seed\n"
+"                         and JOSTLE_RUN (-n repetitions, default 10)\n"
 "\n"
 "Children get JOSTLE_RUN (0-based index), JOSTLE_SEED and JOSTLE_OUT, stdin\n"
 "from /dev/null; COMMAND is executed directly, never through a shell.\n"
@@ -58,6 +72,7 @@ static const char usage_text[] =
 enum {
 	OPT_TIME = 256, OPT_UNTIL, OPT_TIMEOUT, OPT_GRACE, OPT_FAIL_ON, OPT_IGNORE,
 	OPT_SIGNATURE, OPT_SEED, OPT_HEAD, OPT_TAIL,
+	OPT_PRESSURE, OPT_REPLAY,   /* pressure.h options, by name */
 };
 
 static const struct option long_opts[] = {
@@ -74,6 +89,12 @@ static const struct option long_opts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "head", required_argument, NULL, OPT_HEAD },
 	{ "tail", required_argument, NULL, OPT_TAIL },
+	{ "cpus", required_argument, NULL, OPT_PRESSURE },
+	{ "cpu-quota", required_argument, NULL, OPT_PRESSURE },
+	{ "noise", required_argument, NULL, OPT_PRESSURE },
+	{ "chaos", required_argument, NULL, OPT_PRESSURE },
+	{ "chaos-level", required_argument, NULL, OPT_PRESSURE },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -199,12 +220,15 @@ int cmd_run(int argc, char **argv)
 	o.tail_cap = 256 * 1024;
 	o.until_text = xstrdup("");
 	const char *out = NULL;
-	bool seed_set = false;
+	bool seed_set = false, jobs_set = false;
+	const char *replay = NULL;
+	int li = -1;
+	pressure_opts_init(&o.pressure);
 	int rc = 0, c;
 	uint64_t u;
 	optind = 1;
 	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, "+:n:j:o:qh", long_opts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "+:n:j:o:qh", long_opts, &li)) != -1) {
 		switch (c) {
 		case 'n':
 			if (parse_u64(optarg, 1, UINT64_MAX, &o.runs) < 0)
@@ -214,6 +238,16 @@ int cmd_run(int argc, char **argv)
 			if (parse_u64(optarg, 1, 4096, &u) < 0)
 				rc = bad("--jobs '%s' is not a job count; expected an integer from 1 to 4096", optarg);
 			o.jobs = (unsigned)u;
+			jobs_set = true;
+			break;
+		case OPT_PRESSURE: {
+			char why[512];
+			if (pressure_option(&o.pressure, long_opts[li].name, optarg, why, sizeof(why)) < 0)
+				rc = bad("%s", why);
+			break;
+		}
+		case OPT_REPLAY:
+			replay = optarg;
 			break;
 		case OPT_TIME:
 			if (parse_duration_ns(optarg, &o.time_ns) < 0 || o.time_ns == 0)
@@ -285,6 +319,17 @@ int cmd_run(int argc, char **argv)
 		if (!o.path)
 			rc = bad(errno == EACCES ? "command '%s' is not executable" :
 				 "command '%s' not found (checked PATH)", o.argv[0]);
+	}
+	if (rc == 0 && replay) {
+		/* pressure.h / replay.h: the recorded configuration, seed and jobs */
+		char why[768];
+		unsigned rjobs = 0;
+		if (replay_load(&o.pressure, replay, &rjobs, why, sizeof(why)) < 0)
+			rc = bad("%s", why);
+		if (!jobs_set && rjobs)
+			o.jobs = rjobs;
+		if (!o.runs && !o.time_ns)
+			o.runs = 10;
 	}
 	if (rc == 0 && !seed_set && getrandom(&o.seed, sizeof(o.seed), 0) != (ssize_t)sizeof(o.seed))
 		o.seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();

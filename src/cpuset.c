@@ -81,7 +81,7 @@ int cpuset_resolve(const char *arg, const struct cpuset *avail, struct cpuset *o
 		errno = 0;
 		n = strtol(arg, &end, 10);
 		if (errno || *end || end == arg || n < 1) {
-			snprintf(why, whylen, "expected a CPU count (2) or a CPU list (0-1, 0,2-3)");
+			snprintf(why, whylen, "is not a CPU count or list; expected e.g. 2, 0, 0-1, 0,2-3");
 			return -EINVAL;
 		}
 		if (n > avail->n) {
@@ -93,7 +93,7 @@ int cpuset_resolve(const char *arg, const struct cpuset *avail, struct cpuset *o
 		return 0;
 	}
 	if (cpuset_parse_list(arg, out) < 0 || !out->n) {
-		snprintf(why, whylen, "expected a CPU count (2) or a CPU list (0-1, 0,2-3)");
+		snprintf(why, whylen, "is not a CPU count or list; expected e.g. 2, 0, 0-1, 0,2-3");
 		out->n = 0;
 		return -EINVAL;
 	}
@@ -105,7 +105,7 @@ int cpuset_resolve(const char *arg, const struct cpuset *avail, struct cpuset *o
 	}
 	for (int i = 0; i < out->n; i++) {
 		if (!cpuset_has(avail, out->cpu[i])) {
-			snprintf(why, whylen, "CPU %d is not available (available: %s)", out->cpu[i], have);
+			snprintf(why, whylen, "names CPU %d, which is not available (available: %s)", out->cpu[i], have);
 			out->n = 0;
 			return -EINVAL;
 		}

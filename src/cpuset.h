@@ -6,7 +6,8 @@
  * functions; cpuset_available() is the only one that reads the system.
  *
  *   --cpus N       a count: the first N CPUs available to jostle
- *   --cpus LIST    ids and ranges: 0 | 0-1 | 0,2-3 (a bare 0 is CPU 0)
+ *   --cpus LIST    ids and ranges: 0 | 0-1 | 0,2-3 (a bare 0 is CPU 0; CPU k
+ *                  alone is written k-k, since a bare k is a count)
  */
 #ifndef JOSTLE_CPUSET_H
 #define JOSTLE_CPUSET_H

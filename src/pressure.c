@@ -156,7 +156,15 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 		need_cg = true;
 	p->cpus_via = "affinity";
 	if (need_cg) {
-		rc = cgroup_open(&p->cg, po->quota > 0, reason, sizeof(reason));
+		/* JOSTLE_CGROUP=off: never use cgroups (tests of the affinity
+		 * path; machines where jostle must not touch the hierarchy) */
+		const char *env = getenv("JOSTLE_CGROUP");
+		if (env && !strcmp(env, "off")) {
+			rc = -EPERM;
+			snprintf(reason, sizeof(reason), "cgroups are turned off (JOSTLE_CGROUP=off)");
+		} else {
+			rc = cgroup_open(&p->cg, po->quota > 0, reason, sizeof(reason));
+		}
 		if (rc < 0 && po->quota > 0) {
 			snprintf(why, whylen, "--cpu-quota needs a writable cgroup with the cpu controller: %s "
 				 "(run as root, or drop --cpu-quota and use --cpus)", reason);
@@ -307,7 +315,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	*hook = NULL;
 	*hook_arg = NULL;
 	*err = 0;
-	if (!p->on)
+	if (!p->on || !p->runs)
 		return envp;
 	for (unsigned i = 0; i < p->jobs && !r; i++)
 		if (!p->runs[i].used)
@@ -376,7 +384,7 @@ void pressure_abandon(struct pressure *p, uint64_t index)
 {
 	struct pressure_run *r;
 
-	if (!p->on || !(r = find_run(p, index)))
+	if (!p->on || !p->runs || !(r = find_run(p, index)))
 		return;
 	if (r->cgroup)
 		cgroup_remove(&p->cg, r->cg_name);
@@ -389,7 +397,7 @@ void pressure_started(struct pressure *p, uint64_t index, pid_t pid, int64_t now
 {
 	struct pressure_run *r;
 
-	if (!p->on || !(r = find_run(p, index)))
+	if (!p->on || !p->runs || !(r = find_run(p, index)))
 		return;
 	r->pid = pid;
 	if (r->threads) {
@@ -403,7 +411,7 @@ const char *pressure_config_json(struct pressure *p, uint64_t index)
 {
 	struct pressure_run *r;
 
-	if (!p->on || !(r = find_run(p, index)) || !r->config_json)
+	if (!p->on || !p->runs || !(r = find_run(p, index)) || !r->config_json)
 		return "{}";
 	return r->config_json;
 }
@@ -412,7 +420,7 @@ int64_t pressure_next_ns(const struct pressure *p)
 {
 	int64_t t = INT64_MAX;
 
-	if (!p->on)
+	if (!p->on || !p->runs)
 		return t;
 	for (unsigned i = 0; i < p->jobs; i++) {
 		const struct pressure_run *r = &p->runs[i];
@@ -427,7 +435,7 @@ int64_t pressure_next_ns(const struct pressure *p)
 
 void pressure_tick(struct pressure *p, int64_t now_ns)
 {
-	if (!p->on)
+	if (!p->on || !p->runs)
 		return;
 	for (unsigned i = 0; i < p->jobs; i++) {
 		struct pressure_run *r = &p->runs[i];
@@ -440,7 +448,7 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
 {
 	struct pressure_run *r;
 
-	if (!p->on || !(r = find_run(p, index)))
+	if (!p->on || !p->runs || !(r = find_run(p, index)))
 		return;
 	if (wall_s >= 0)
 		portfolio_feedback(&p->pf, r->arm, failed, wall_s);
@@ -504,7 +512,7 @@ void pressure_summary_print(const struct pressure *p, FILE *f)
 
 void pressure_stop(struct pressure *p)
 {
-	if (!p->on)
+	if (!p->on || !p->runs)
 		return;
 	noise_stop(&p->noise);
 	if (p->runs) {
@@ -517,5 +525,5 @@ void pressure_stop(struct pressure *p)
 	p->runs = NULL;
 	free(p->lib);
 	p->lib = NULL;
-	p->on = false;
+	/* p->on stays: the summary functions still read the portfolio */
 }

@@ -156,7 +156,8 @@ void pressure_summary_json(const struct pressure *p, struct dbuf *b);
 /* The failure rate per configuration, for the closing summary. */
 void pressure_summary_print(const struct pressure *p, FILE *f);
 
-/* Stop noise, remove cgroups, free everything. Idempotent. */
+/* Stop noise, remove cgroups, free the per-run state. Idempotent; the
+ * summary functions still work afterwards. */
 void pressure_stop(struct pressure *p);
 
 #endif

@@ -72,6 +72,8 @@ void record_series(struct dbuf *b, const char *series_id, const struct run_opts 
 	jsonw_kstr(b, "ignore", o->ignore ? regex_pattern(o->ignore) : NULL);
 	C(b);
 	jsonw_kstr(b, "signature", o->sig_re ? regex_pattern(o->sig_re) : NULL);
+	if (o->settings_extra)
+		dbuf_adds(b, o->settings_extra);
 	dbuf_addc(b, '}');
 	C(b);
 	jsonw_key(b, "machine");
@@ -101,7 +103,8 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	C(b);
 	jsonw_kstr(b, "cell", "");
 	C(b);
-	dbuf_adds(b, "\"config\":{}");
+	dbuf_adds(b, "\"config\":");
+	dbuf_adds(b, r->config_json ? r->config_json : "{}");
 	C(b);
 	jsonw_kstr(b, "outcome", outcome_name(r->outcome));
 	C(b);

@@ -82,6 +82,8 @@ struct series {
 	char run_var[40], seed_var[48];
 	struct dbuf text;           /* scratch: a run's captured text */
 	struct dbuf line;           /* scratch: one record */
+	struct pressure pr;         /* pressure and chaos (pressure.h) */
+	char *settings_extra;       /* owned: pressure's "settings" members */
 };
 
 static void note_stop(struct series *s, const char *why)
@@ -165,28 +167,47 @@ static int launch(struct series *s, struct run *r, int64_t now)
 
 	char *run_slot = s->env.v[s->env_run], *seed_slot = s->env.v[s->env_seed];
 	env_for_run(s, r);
+	/* pressure.h: the run's CPUs, cgroup and environment (a no-op without) */
+	const cpu_set_t *affinity;
+	int (*hook)(pid_t, void *);
+	void *hook_arg;
+	int rc;
+	char *const *envp = pressure_prepare(&s->pr, r->index, &r->seed, s->env.v,
+					     &affinity, &hook, &hook_arg, &rc);
+	if (!envp) {
+		env_restore(s, run_slot, seed_slot);
+		close(pfd[0]);
+		close(pfd[1]);
+		capture_release(&r->cap);
+		r->state = RS_FREE;
+		return rc;
+	}
 	struct spawn_req req = {
 		.path = s->o->path,
 		.argv = s->o->argv,
-		.envp = s->env.v,
+		.envp = envp,
 		.stdin_fd = s->devnull,
 		.out_fd = pfd[1],
-		.affinity = NULL,
+		.affinity = affinity,
 		.core_limit = -1,
 		.sigmask = &s->child_mask,
+		.before_exec = hook,
+		.before_exec_arg = hook_arg,
 	};
 	r->start_mono = clock_mono_ns();
 	r->start_real = clock_real_ns();
-	int rc = spawn_start(&req, &r->pid);
+	rc = spawn_start(&req, &r->pid);
 	env_restore(s, run_slot, seed_slot);
 	close(pfd[1]);
 	if (rc < 0) {
+		pressure_abandon(&s->pr, r->index);
 		close(pfd[0]);
 		capture_release(&r->cap);
 		r->state = RS_FREE;
 		return rc;
 	}
-	(void)now;
+	pressure_started(&s->pr, r->index, r->pid, now);
+	r->config_json = pressure_config_json(&s->pr, r->index);
 	r->fd = pfd[0];
 	r->deadline = r->start_mono + s->o->timeout_ns;
 	r->state = RS_RUNNING;
@@ -329,6 +350,9 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		if (s->stopping)
 			cancel_all(s, now);
 	}
+	pressure_ended(&s->pr, r->index, r->outcome != OUT_PASS && r->outcome != OUT_IGNORED,
+		       r->cancelled ? -1.0 : (double)(r->end_mono - r->start_mono) / 1e9);
+	r->config_json = NULL;
 	capture_release(&r->cap);
 	signature_release(&r->sig);
 	free(r->diag_json);
@@ -480,6 +504,9 @@ static int64_t next_deadline(struct series *s, int64_t now)
 	int64_t pt = progress_next(&s->prog);
 	if (pt && pt < t)
 		t = pt;
+	int64_t ct = pressure_next_ns(&s->pr);
+	if (ct < t)
+		t = ct > now ? ct : now;
 	return t;
 }
 
@@ -493,7 +520,8 @@ static int loop(struct series *s)
 			note_stop(s, "time budget spent");
 			cancel_all(s, now);
 		}
-		while (s->active < s->o->jobs && may_launch(s, now)) {
+		while (s->active < s->o->jobs && may_launch(s, now) &&
+		       pressure_may_launch(&s->pr, s->active)) {
 			struct run *r = NULL;
 			for (unsigned i = 0; i < s->o->jobs; i++)
 				if (s->slots[i].state == RS_FREE) {
@@ -543,6 +571,7 @@ static int loop(struct series *s)
 		reap(s);
 		for (unsigned i = 0; i < s->o->jobs; i++)
 			step(s, &s->slots[i], now);
+		pressure_tick(&s->pr, now);
 		progress_tick(&s->prog, now, s->next_index, s->active);
 	}
 	free(pfd);
@@ -571,6 +600,13 @@ static void write_summary(struct series *s, double elapsed)
 	struct dbuf b;
 	dbuf_init(&b, 64u << 20);
 	summary_json(&s->sum, &b, s->series_id, elapsed, s->stop_reason, s->interrupted);
+	if (s->pr.on && b.len >= 2) {
+		/* the failure rate per configuration: reopen the object ("}\n") */
+		b.len -= 2;
+		b.buf[b.len] = '\0';
+		pressure_summary_json(&s->pr, &b);
+		dbuf_adds(&b, "}\n");
+	}
 	char *path = xasprintf("%s/summary.json", s->o->out_dir);
 	char *tmp = xasprintf("%s.tmp", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -604,8 +640,26 @@ int series_run(struct run_opts *o)
 	uint64_t idstate = (uint64_t)clock_real_ns() ^ ((uint64_t)getpid() << 32);
 	snprintf(s.series_id, sizeof(s.series_id), "%016" PRIx64, rng_splitmix64(&idstate));
 
-	int rc = open_results(&s);
+	char why[768];
+	int rc = pressure_start(&s.pr, &o->pressure, o->jobs, o->seed, why, sizeof(why));
 	if (rc < 0) {
+		fprintf(stderr, "jostle: %s\n", why);
+		free(s.slots);
+		free(s.pidbuf);
+		dbuf_release(&s.text);
+		dbuf_release(&s.line);
+		return 2;
+	}
+	if (s.pr.on) {
+		struct dbuf sx;
+		dbuf_init(&sx, 4096);
+		pressure_settings_json(&s.pr, &sx);
+		s.settings_extra = dbuf_detach(&sx, NULL);
+		o->settings_extra = s.settings_extra;
+	}
+	rc = open_results(&s);
+	if (rc < 0) {
+		pressure_stop(&s.pr);
 		fprintf(stderr, "jostle: cannot write results to '%s': %s\n", o->out_dir, strerror(-rc));
 		free(s.slots);
 		free(s.pidbuf);
@@ -636,7 +690,9 @@ int series_run(struct run_opts *o)
 
 	int lrc = loop(&s);
 
-	/* Whatever happened, nothing we started outlives us. */
+	/* Whatever happened, nothing we started outlives us: noise and cgroups
+	 * first (every run has ended), then anything left. */
+	pressure_stop(&s.pr);
 	reap_kill_all(NULL, 0);
 	progress_done(&s.prog);
 	double elapsed = (double)(clock_mono_ns() - s.start_mono) / 1e9;
@@ -648,6 +704,7 @@ int series_run(struct run_opts *o)
 		status = 2;
 	} else {
 		summary_print(&s.sum, stderr, o->out_dir, elapsed, s.stop_reason);
+		pressure_summary_print(&s.pr, stderr);
 		if (lrc < 0)
 			status = 3;
 		else if (s.interrupted)
@@ -666,6 +723,8 @@ int series_run(struct run_opts *o)
 	summary_release(&s.sum);
 	dbuf_release(&s.text);
 	dbuf_release(&s.line);
+	o->settings_extra = NULL;
+	free(s.settings_extra);
 	sigprocmask(SIG_SETMASK, &s.child_mask, NULL);
 	return status;
 }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "capture.h"
+#include "pressure.h"
 #include "signature.h"
 #include "strvec.h"
 
@@ -46,6 +47,8 @@ struct run_opts {
 	uint64_t seed;
 	bool quiet;
 	size_t head_cap, tail_cap;
+	struct pressure_opts pressure;  /* --cpus, --noise, --chaos, ... (pressure.h) */
+	const char *settings_extra;     /* borrowed: JSON members appended to "settings" */
 };
 
 enum outcome {
@@ -71,6 +74,7 @@ struct run {
 	enum run_state state;
 	uint64_t index;
 	uint64_t seed;
+	const char *config_json;  /* borrowed from the pressure layer: the record's "config" */
 	pid_t pid;                /* main child, also its process group id */
 	int fd;                   /* read end of the output pipe, -1 after EOF */
 	int64_t start_mono, start_real, end_mono;

@@ -47,7 +47,7 @@ int main(void)
 	CHECK_STR(why, "lists 6 CPUs but only 4 are available (0-3)");
 	CHECK(cpuset_resolve("7", &avail, &out, why, sizeof(why)) == -EINVAL);
 	CHECK(cpuset_resolve("1,7", &avail, &out, why, sizeof(why)) == -EINVAL);
-	CHECK_STR(why, "CPU 7 is not available (available: 0-3)");
+	CHECK_STR(why, "names CPU 7, which is not available (available: 0-3)");
 	CHECK(cpuset_resolve("x", &avail, &out, why, sizeof(why)) == -EINVAL);
 	CHECK(cpuset_resolve("-2", &avail, &out, why, sizeof(why)) == -EINVAL);
 	CHECK(cpuset_resolve("", &avail, &out, why, sizeof(why)) == -EINVAL);

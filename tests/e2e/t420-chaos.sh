@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Chaos: the preload library is loaded and counts every interposed call
+# without changing results, the user's LD_PRELOAD is kept, thread chaos
+# reaches the run's threads, and `auto` records each run's configuration.
+. "$(dirname "$0")/../lib.sh"
+M=$FIX/mutex_ops
+
+# sync: mutex_ops does 500 lock/unlock pairs x 2 threads + 5 rounds of 7
+# calls x 2 + 2 creates = 2072 interposed calls, exactly.
+FIX_OUT=$TMP/s.txt JOSTLE_CHAOS_STATS=$TMP/stats.txt "$JOSTLE" run -q -n 4 -j 2 --chaos sync -o "$TMP/s" -- "$M" 500 2 2>/dev/null
+check_eq "sync: all runs pass (no change of semantics)" "$?" 0
+check_eq "sync: the library was loaded in every run" "$(grep -c 'preload=yes' "$TMP/s.txt")" 4
+check_eq "sync: it counted every interposed call" "$(grep -c 'calls=2072 min_calls=2072' "$TMP/s.txt")" 4
+check_eq "sync: the counter reached the stats file at exit" "$(grep -c ': 2072 calls interposed' "$TMP/stats.txt")" 4
+check_eq "sync: the counter is exact (total)" "$(grep -c 'total=1000 ' "$TMP/s.txt")" 4
+check_eq "sync: the settings are recorded" \
+	"$(json "$TMP/s/runs.jsonl" '[(r["config"]["chaos"], r["config"]["sync_prob"], r["config"]["sync_max_us"]) for r in rows][0]')" \
+	"('sync', 0.05, 200)"
+
+# sync at level 2 perturbs a lot and still changes nothing
+FIX_OUT=$TMP/s2.txt "$JOSTLE" run -q -n 2 -j 2 --chaos sync --chaos-level 2 -o "$TMP/s2" -- "$M" 300 3 2>/dev/null
+check_eq "sync level 2: runs pass, counters exact" "$(grep -c 'total=900 .*preload=yes' "$TMP/s2.txt")" 2
+
+# the user's LD_PRELOAD stays, after ours
+if command -v cc >/dev/null; then
+	echo 'int jostle_test_user_lib(void) { return 1; }' > "$TMP/u.c"
+	cc -shared -fPIC -o "$TMP/libuser.so" "$TMP/u.c"
+	# (an ASan-built jostle must accept the preload for itself too)
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0 FIX_OUT=$TMP/u.txt LD_PRELOAD=$TMP/libuser.so "$JOSTLE" run -q -n 1 --chaos sync -o "$TMP/u" -- "$M" 10 1 2>/dev/null
+	check "user LD_PRELOAD: kept after the library" grep -q "ld_preload=.*libjostle-chaos.so:$TMP/libuser.so$" "$TMP/u.txt"
+	check "user LD_PRELOAD: the library still counts" grep -q "preload=yes" "$TMP/u.txt"
+else
+	ok "# skip no C compiler"; ok "# skip no C compiler"
+fi
+
+# without chaos the library is not there
+FIX_OUT=$TMP/n.txt "$JOSTLE" run -q -n 1 -o "$TMP/n" -- "$M" 10 1 2>/dev/null
+check "no chaos: no preload" grep -q 'preload=no calls=0' "$TMP/n.txt"
+
+# threads: some thread of every run is made SCHED_IDLE / nice 19 from outside
+FIX_OUT=$TMP/t.txt "$JOSTLE" run -q -n 3 -j 2 --chaos threads --timeout 60s -o "$TMP/t" -- "$FIX/cpuinfo" 3 1 2>/dev/null
+check_eq "threads: every run saw a low-priority thread" "$(grep -c 'saw_idle=1' "$TMP/t.txt")" 3
+check_eq "threads: recorded" "$(json "$TMP/t/runs.jsonl" 'sorted({r["config"]["chaos"] for r in rows})')" "['threads']"
+
+# auto: every run records its configuration; the summary has a rate per arm
+"$JOSTLE" run -q -n 24 -j 2 --chaos auto --seed 5 -o "$TMP/a" -- "$M" 50 2 > /dev/null 2> "$TMP/a.err"
+check_eq "auto: every run has a configuration" "$(json "$TMP/a/runs.jsonl" 'sum(1 for r in rows if r["config"].get("arm"))')" 24
+check "auto: the unperturbed arm ran" test "$(json "$TMP/a/runs.jsonl" 'sum(1 for r in rows if r["config"]["arm"] == "plain")')" -ge 1
+check "auto: several arms ran" test "$(json "$TMP/a/runs.jsonl" 'len({r["config"]["arm"] for r in rows})')" -ge 5
+check_eq "auto: summary.json has the runs per arm" "$(json "$TMP/a/summary.json" 'sum(a["runs"] for a in d["arms"])')" 24
+check "auto: the closing summary shows the rate per configuration" grep -q "failure rate per configuration" "$TMP/a.err"
+check_eq "auto: settings say auto" "$(json "$TMP/a/runs.jsonl" 'series[0]["settings"]["chaos"]')" auto
+# the same seed gives the same sequence of configurations (-j 1: no timing)
+"$JOSTLE" run -q -n 12 -j 1 --chaos auto --seed 9 -o "$TMP/b1" -- "$M" 20 1 > /dev/null 2>&1
+"$JOSTLE" run -q -n 12 -j 1 --chaos auto --seed 9 -o "$TMP/b2" -- "$M" 20 1 > /dev/null 2>&1
+check_eq "auto: same seed, same configurations" "$(json "$TMP/b1/runs.jsonl" '[r["config"]["arm"] for r in rows]')" "$(json "$TMP/b2/runs.jsonl" '[r["config"]["arm"] for r in rows]')"
