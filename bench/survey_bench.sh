@@ -31,6 +31,7 @@ run() { # LABEL ARGS...
 	rss=$(awk -F': ' '/Maximum resident/{print $2}' "$DIR/time")
 	local b=$bytes
 	[ "$label" = gzip ] && b=$gzbytes
+	:
 	printf '%-8s %10.1f %8.2f %8.2f %8.2f %10.0f %10.0f %10d\n' "$label" "$(echo "$b/1000000" | bc -l)" \
 		"$wall" "$user" "$sys" "$(echo "$b/1000000/($user+$sys)" | bc -l)" \
 		"$(echo "$b/1000000/$wall" | bc -l)" "$rss"
@@ -45,6 +46,12 @@ d = json.load(open(sys.argv[1]))
 print("  logs %d, failed %d, none %d, signatures %d: %s" % (d["logs"], d["failed"], d["none"],
       len(d["signatures"]), ", ".join("%s %d" % (s["key"][:40], s["logs"]) for s in d["signatures"])))
 PY
+# All of it as one log: memory must not depend on the size of a file.
+mkdir -p "$DIR/one"
+cat "$DIR/logs"/* > "$DIR/one/all.log"
+cat "$DIR/one/all.log" > /dev/null
+run one-log "$DIR/one"
+rm -f "$DIR/one/all.log"
 # The same scan over a gzip slice (the first 4 logs), counting uncompressed bytes.
 mkdir -p "$DIR/gz"
 for f in $(ls "$DIR/logs" | head -4); do gzip -1 -c "$DIR/logs/$f" > "$DIR/gz/$f.gz"; done

@@ -22,14 +22,14 @@
 #include "xalloc.h"
 #include "banned.h"
 
-void survey_counter_add(struct survey_counter *c, const char *name, uint64_t n)
+static void counter_add_cap(struct survey_counter *c, const char *name, uint64_t n, size_t cap)
 {
 	for (size_t i = 0; i < c->nr; i++)
 		if (!strcmp(c->v[i].name, name)) {
 			c->v[i].n += n;
 			return;
 		}
-	if (c->nr >= SURVEY_MAX_VALUES) {
+	if (c->nr >= cap) {
 		c->other += n;
 		return;
 	}
@@ -37,6 +37,11 @@ void survey_counter_add(struct survey_counter *c, const char *name, uint64_t n)
 	c->v[c->nr].name = xstrdup(name);
 	c->v[c->nr].n = n;
 	c->nr++;
+}
+
+void survey_counter_add(struct survey_counter *c, const char *name, uint64_t n)
+{
+	counter_add_cap(c, name, n, SURVEY_MAX_VALUES);
 }
 
 static int cmp_count(const void *a, const void *b)
@@ -308,7 +313,7 @@ static void survey_file(struct survey *sv, const char *path, void (*warn)(const 
 				strvec_push(&s->examples, path);
 			for (size_t k = 0; k < h->tests.nr; k++)
 				survey_counter_add(&s->tests, h->tests.v[k], 1);
-			survey_counter_add(&s->days, day, 1);
+			counter_add_cap(&s->days, day, 1, SURVEY_MAX_DAYS);
 			for (size_t g = 0; g < sv->ngroups; g++)
 				survey_counter_add(&s->groups[g], sv->cur_groups[g] ? sv->cur_groups[g] : "-", 1);
 		}

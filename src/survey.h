@@ -34,6 +34,7 @@ struct extractor_set;
 #define SURVEY_EXAMPLES 3
 #define SURVEY_MAX_GROUPS 16
 #define SURVEY_MAX_VALUES 200            /* distinct values kept per counter */
+#define SURVEY_MAX_DAYS 20000           /* days kept per signature (55 years) */
 #define SURVEY_MAX_SIGS 100000
 
 /* A small name -> count table; values past the cap are summed in other. */

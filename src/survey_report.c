@@ -500,6 +500,20 @@ static void json_groups(struct dbuf *b, const struct survey *sv, const struct su
 	dbuf_addc(b, '}');
 }
 
+/* One count of the JSON timeline: signature (by rank) on a day (by index). */
+struct cell {
+	size_t day, sig;
+	uint64_t n;
+};
+
+static int cmp_cell(const void *a, const void *b)
+{
+	const struct cell *x = a, *y = b;
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
+	return x->sig < y->sig ? -1 : x->sig > y->sig;
+}
+
 static int write_json(const struct survey *sv, FILE *f)
 {
 	size_t n;
@@ -592,6 +606,32 @@ static int write_json(const struct survey *sv, FILE *f)
 	jsonw_key(&b, "timeline");
 	dbuf_addc(&b, '[');
 	struct survey_day *d = days_sorted(sv);
+	/* (day, signature rank, logs) for every signature's days, in output order */
+	struct cell *cells = NULL;
+	size_t ncells = 0, acells = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = 0; j < sigs[k]->days.nr; j++) {
+			const char *ds = sigs[k]->days.v[j].name;
+			int64_t t;
+			if (!timestamp_parse(ds, strlen(ds), false, &t))
+				continue;
+			int64_t day = timestamp_day(t);
+			size_t lo = 0, hi = sv->ndays;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (d[mid].day < day)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo >= sv->ndays || d[lo].day != day)
+				continue;
+			ALLOC_GROW(cells, ncells + 1, acells);
+			cells[ncells++] = (struct cell){ .day = lo, .sig = k, .n = sigs[k]->days.v[j].n };
+		}
+	if (ncells)
+		qsort(cells, ncells, sizeof(*cells), cmp_cell);
+	size_t ci = 0;
 	for (size_t i = 0; i < sv->ndays; i++) {
 		char day[16];
 		timestamp_day_str(d[i].day, day);
@@ -608,18 +648,14 @@ static int write_json(const struct survey *sv, FILE *f)
 		dbuf_addc(&b, ',');
 		jsonw_key(&b, "signatures");
 		dbuf_addc(&b, '{');
-		bool any = false;
-		for (size_t k = 0; k < n; k++) {
-			uint64_t c = sig_on_day(sigs[k], day);
-			if (!c)
-				continue;
-			if (any)
+		for (bool first = true; ci < ncells && cells[ci].day == i; ci++, first = false) {
+			if (!first)
 				dbuf_addc(&b, ',');
-			jsonw_kuint(&b, sigs[k]->id, c);
-			any = true;
+			jsonw_kuint(&b, sigs[cells[ci].sig]->id, cells[ci].n);
 		}
 		dbuf_adds(&b, "}}");
 	}
+	free(cells);
 	free(d);
 	dbuf_adds(&b, "],");
 	json_strvec(&b, "errors", &sv->errors);
