@@ -264,7 +264,7 @@ static void survey_file(struct survey *sv, const char *path, void (*warn)(const 
 			sv->cur_skip = true;
 	}
 	if (rc < 0) {
-		add_error(sv, path, ls->err[0] ? ls->err : strerror(-rc), warn);
+		add_error(sv, path, ls->err[0] ? ls->err : rc == -EINVAL ? "not a regular file" : strerror(-rc), warn);
 	} else if (sv->cur_skip) {
 		sv->before_since++;
 	} else {
