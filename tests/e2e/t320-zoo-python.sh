@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 export PYTHONDONTWRITEBYTECODE=1 COLUMNS=200 ZOO_LIB="$ZOO/libzoo.so"
-tests=$(cd "$(dirname "$0")/../.." && pwd)/zoo/python/test_zoo.py
+tests=$ROOT/zoo/python/test_zoo.py
 
 check "libzoo.so is built" test -f "$ZOO_LIB"
 if ! /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
