@@ -18,5 +18,6 @@ enum {
 int cmd_run(int argc, char **argv);
 int cmd_stacks(int argc, char **argv);
 int cmd_survey(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 #endif

@@ -185,7 +185,7 @@ static const char *const runtime_modules[] = {
 	"libc.so", "libc-", "libpthread", "ld-linux", "ld64.so", "ld-2.", "libdl.",
 	"librt.", "libm.so", "libasan", "libtsan", "libubsan", "liblsan", "libhwasan",
 	"libmsan", "libgcc_s", "libstdc++", "libpython", "python2", "python3", "[vdso]", "linux-vdso",
-	"libjostle-chaos", NULL,
+	"libjostle-chaos", "libcuda.", "libcudart", "libnvrtc", "libcupti", "libnvidia", NULL,
 };
 
 /* Source paths (in sanitizer reports) that are runtime code. */
@@ -205,7 +205,8 @@ static const char *const runtime_prefixes[] = {
 	"_Py", "Py", "_PyEval", "method_vectorcall", "cfunction_", "slot_tp_",
 	"vectorcall_", "function_code_fastcall", "pymain_", "thread_run", "t_bootstrap",
 	"lock_PyThread", "acquire_timed", "pysleep", "time_sleep", "faulthandler_",
-	"std::", "__gnu_cxx::", "execute_native_thread_routine", NULL,
+	"std::", "__gnu_cxx::", "execute_native_thread_routine", "cuLaunch", "cudaLaunch",
+	"__device_stub", "__cudart", NULL,
 };
 
 static const char *const runtime_names[] = {
