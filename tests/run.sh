@@ -25,19 +25,20 @@ tally() { # NAME LOGFILE RC
 for b in "$@"; do
 	[ -x "$b/jostle" ] || { echo "tests/run.sh: '$b/jostle' is not built; run 'make check'" >&2; exit 2; }
 	export JOSTLE=$PWD/$b/jostle FIX=$PWD/$b/fixtures ZOO=$PWD/$b/zoo BUILD=$PWD/$b
+	# Every test's full output is kept here, for the failure that happens once.
+	logs=$b/test-logs
+	rm -rf "$logs" && mkdir -p "$logs"
 	for t in "$b"/tests/test_*; do
 		[ -x "$t" ] || continue
-		log=$(mktemp)
+		log=$logs/$(basename "$t").log
 		timeout 300 "$t" > "$log" 2>&1; rc=$?
 		tally "$b: unit $(basename "$t")" "$log" $rc
-		rm -f "$log"
 	done
 	for t in tests/e2e/t*.sh; do
 		[ -f "$t" ] || continue
-		log=$(mktemp)
+		log=$logs/$(basename "$t" .sh).log
 		timeout 600 bash "$t" > "$log" 2>&1; rc=$?
 		tally "$b: $(basename "$t")" "$log" $rc
-		rm -f "$log"
 	done
 done
 [ ${#failed_names[@]} -eq 0 ] || printf 'failed: %s\n' "${failed_names[@]}"
