@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
-# scripts/demo.sh: install what is missing, build, and show what jostle is for.
+# scripts/demo.sh: install what is missing, build, and watch jostle reproduce,
+# explain and prove the fix of a real race from the zoo (seed 000: raw graph
+# handles reused while a registry entry is still being retired).
 set -eu
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 make -s -j"$(nproc)" all >/dev/null
 J=build/jostle
-out=$(mktemp -d /tmp/jostle-demo.XXXXXX)
-echo "== a flaky command: fails on every 7th run =="
-$J run -n 28 -j 4 -o "$out/flaky" -- build/fixtures/flaky fail-every 7 || true
+out=${JOSTLE_DEMO_OUT:-$(mktemp -d /tmp/jostle-demo.XXXXXX)}
+say() { printf '\n\033[1m== %s\033[0m\n\n' "$*"; }
+
+say "1. Reproduce: 8 concurrent copies of zoo/registry_aba on $(nproc) CPUs, until 5 failures (at most 60s)"
+echo "   jostle run --time 60s --until failures:5 -j 8 -- build/zoo/registry_aba"
+$J run --time 60s --until failures:5 -j 8 -o "$out/before" -- build/zoo/registry_aba || true
+
+say "2. The fix (--fixed: registry entries retired before the raw handles are freed): 400 runs, same pressure"
+echo "   jostle run -n 400 -j 8 -- build/zoo/registry_aba --fixed"
+$J run -n 400 -j 8 -o "$out/after" -- build/zoo/registry_aba --fixed || true
+
+say "3. Explain a hang: zoo/spin_handshake (seed 003) livelocks when its busy-spins oversubscribe the CPUs"
+echo "   jostle run -n 16 -j 8 --timeout 5s --until first-failure -- build/zoo/spin_handshake"
+$J run -n 16 -j 8 --timeout 5s --grace 200ms --until first-failure -o "$out/hang" -- build/zoo/spin_handshake || true
+if ls "$out"/hang/stacks/*.txt >/dev/null 2>&1; then
+	f=$(ls "$out"/hang/stacks/*.txt | head -1)
+	echo; echo "   what jostle saw in the hung run ($f):"; head -30 "$f" | sed 's/^/   | /'
+fi
+
 echo
-echo "== a clean command proves a bound =="
-$J run -n 200 -j 4 -o "$out/clean" -- build/fixtures/flaky pass || true
-echo
-echo "results under $out"
+echo "All results under $out (runs.jsonl, summary.json, logs/, stacks/)."
