@@ -331,6 +331,49 @@ static void html(FILE *f, const char *s)
 	}
 }
 
+/* A counter as a table cell, one "value (n)" per line. */
+static void html_counter_cell(FILE *f, const struct survey_counter *c, size_t top, const char *cls)
+{
+	size_t n;
+	struct survey_count **v = survey_counter_sorted(c, &n);
+	fprintf(f, "<td class=%s>", cls);
+	for (size_t i = 0; i < n && i < top; i++) {
+		if (i)
+			fputs("<br>", f);
+		html(f, v[i]->name);
+		fprintf(f, " <b>%" PRIu64 "</b>", v[i]->n);
+	}
+	if (n > top)
+		fprintf(f, "<br>+%zu more", n - top);
+	if (c->other)
+		fprintf(f, "<br>other <b>%" PRIu64 "</b>", c->other);
+	fputs("</td>", f);
+	free(v);
+}
+
+/* Logs per day as inline SVG bars: failed (red) under unrecognized (grey). */
+static void html_timeline_svg(FILE *f, const struct survey *sv, const struct survey_day *d)
+{
+	uint64_t max = 1;
+	for (size_t i = 0; i < sv->ndays; i++)
+		if (d[i].logs > max)
+			max = d[i].logs;
+	int bw = sv->ndays > 60 ? 6 : 14, h = 80, w = (int)sv->ndays * (bw + 2) + 2;
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">", w, h + 2);
+	for (size_t i = 0; i < sv->ndays; i++) {
+		char day[16];
+		timestamp_day_str(d[i].day, day);
+		int x = 2 + (int)i * (bw + 2);
+		int hf = (int)((double)d[i].failed * h / (double)max + 0.5);
+		int hn = (int)((double)d[i].none * h / (double)max + 0.5);
+		fprintf(f, "<g><title>%s: %" PRIu64 " logs, %" PRIu64 " failed</title>"
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#c0392b\"/>"
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#bbb\"/></g>",
+			day, d[i].logs, d[i].failed, x, h - hf + 1, bw, hf, x, h - hf - hn + 1, bw, hn);
+	}
+	fputs("</svg>\n", f);
+}
+
 static void write_html(const struct survey *sv, FILE *f)
 {
 	size_t n;
@@ -342,7 +385,8 @@ static void write_html(const struct survey *sv, FILE *f)
 	      "<title>jostle survey</title>\n<style>\n"
 	      "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}\n"
 	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}\n"
-	      "th{background:#f3f3f3}td.n{text-align:right}code{font:12px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}\n"
+	      "th{background:#f3f3f3}td.n{text-align:right}td.d{white-space:nowrap}td.t{font-size:12px;overflow-wrap:anywhere;min-width:18em}\n"
+	      "td.g{font-size:13px;white-space:nowrap}code{font:12px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}\n"
 	      ".bar{display:inline-block;height:10px;background:#c0392b;vertical-align:middle}\n"
 	      "</style></head><body>\n<h1>CI log survey</h1>\n", f);
 	span_line(sv, &b);
@@ -377,21 +421,13 @@ static void write_html(const struct survey *sv, FILE *f)
 		fputs("</code><br><small>", f);
 		html(f, s->key_line);
 		fprintf(f, "</small></td><td>%s</td><td class=n>%" PRIu64 "</td><td class=n>%.1f%% "
-			"<span class=bar style=\"width:%dpx\"></span></td><td>%s</td><td>%s</td>",
+			"<span class=bar style=\"width:%dpx\"></span></td><td class=d>%s</td><td class=d>%s</td>",
 			s->kind, s->logs, share(s->logs, sv->logs),
 			(int)(share(s->logs, sv->logs) + 0.5), a, e);
-		for (size_t g = 0; g < sv->ngroups; g++) {
-			dbuf_reset(&b);
-			counter_line(&b, &s->groups[g], 8);
-			fputs("<td>", f);
-			html(f, dbuf_str(&b));
-			fputs("</td>", f);
-		}
-		dbuf_reset(&b);
-		counter_line(&b, &s->tests, 5);
-		fputs("<td>", f);
-		html(f, dbuf_str(&b));
-		fputs("</td><td>", f);
+		for (size_t g = 0; g < sv->ngroups; g++)
+			html_counter_cell(f, &s->groups[g], 8, "g");
+		html_counter_cell(f, &s->tests, 5, "t");
+		fputs("<td class=t>", f);
 		for (size_t k = 0; k < s->examples.nr; k++) {
 			if (k)
 				fputs("<br>", f);
@@ -401,14 +437,9 @@ static void write_html(const struct survey *sv, FILE *f)
 	}
 	fprintf(f, "<tr><td></td><td><em>no recognized failure</em></td><td></td><td class=n>%" PRIu64
 		"</td><td class=n>%.1f%%</td><td></td><td></td>", sv->none, share(sv->none, sv->logs));
-	for (size_t g = 0; g < sv->ngroups; g++) {
-		dbuf_reset(&b);
-		counter_line(&b, &sv->none_groups[g], 8);
-		fputs("<td>", f);
-		html(f, dbuf_str(&b));
-		fputs("</td>", f);
-	}
-	fputs("<td></td><td>", f);
+	for (size_t g = 0; g < sv->ngroups; g++)
+		html_counter_cell(f, &sv->none_groups[g], 8, "g");
+	fputs("<td></td><td class=t>", f);
 	for (size_t k = 0; k < sv->none_examples.nr; k++) {
 		if (k)
 			fputs("<br>", f);
@@ -417,7 +448,9 @@ static void write_html(const struct survey *sv, FILE *f)
 	fputs("</td></tr>\n</table>\n", f);
 	if (sv->ndays) {
 		struct survey_day *d = days_sorted(sv);
-		fputs("<h2>Timeline</h2>\n<table><tr><th>day</th><th>logs</th><th>failed</th><th>none</th>", f);
+		fputs("<h2>Timeline</h2>\n<p>Logs per day (UTC): with a recognized failure in red, without in grey.</p>\n", f);
+		html_timeline_svg(f, sv, d);
+		fputs("<table><tr><th>day</th><th>logs</th><th>failed</th><th>none</th>", f);
 		for (size_t k = 0; k < n && k < TIMELINE_SIGS; k++)
 			fprintf(f, "<th>#%zu</th>", k + 1);
 		fputs("</tr>\n", f);

@@ -191,9 +191,22 @@ int main(void)
 	scan("  HANDLE_RETURN failed: CUDA_ERROR_INVALID_VALUE (1)\n", 0);
 	CHECK_STR(primary_key(), "CUDA_ERROR_INVALID_VALUE");
 
+	/* unittest: its summary is not a pytest line; the traceback speaks */
+	scan("FAIL: test_drain (tests.test_pool.PoolTest)\n"
+	     "Traceback (most recent call last):\n  File \"t.py\", line 9, in test_drain\n"
+	     "AssertionError: 3 != 4\n\nFAILED (failures=1)\n", 0);
+	CHECK_STR(primary_key(), "AssertionError: N != N");
+	CHECK(counted() == 1);
+	scan("bash: line 1: 4242 Aborted                 (core dumped) ./prog\n", 0);
+	CHECK_STR(primary_key(), "Aborted");
+	scan("./prog\nAborted\n", 0);
+	CHECK_STR(primary_key(), "Aborted");
+
 	/* nothing: passing output, lookalikes */
 	scan("tests/test_error_handling.py::test_errors PASSED\nexit status 0\nTIMEOUT=600\n-Werror=format\n"
-	     "[       OK ] FailedTest.Passes (1 ms)\n", 0);
+	     "[       OK ] FailedTest.Passes (1 ms)\n"
+	     GH "  TIMEOUT: 600\n" GH "TIMEOUT: 600\n"
+	     "Aborted connection 42 to db\n", 0);
 	CHECK(sc.nhits == 0);
 	CHECK(extractor_scan_primary(&sc) == NULL);
 
