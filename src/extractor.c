@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash.h"
 #include "extractor.h"
 #include "signature.h"
 #include "timestamp.h"
@@ -34,47 +35,47 @@ const struct extractor extractor_table[] = {
 	{ .name = "asan", .kind = "asan", .outcome = "crash", .tier = T1,
 	  .anchor = "AddressSanitizer: ",
 	  .pattern = "(?:ERROR|WARNING): (AddressSanitizer: [^(]*?)(?: on | at |\\s*\\(|\\s*$)",
-	  .key = "$1", .follow = FOLLOW_NATIVE_FRAME },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "tsan", .kind = "tsan", .outcome = "crash", .tier = T1,
 	  .anchor = "ThreadSanitizer: ",
 	  .pattern = "WARNING: (ThreadSanitizer: [^(]*?)(?:\\s*\\(|\\s*$)",
-	  .key = "$1", .follow = FOLLOW_NATIVE_FRAME },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "lsan", .kind = "lsan", .outcome = "crash", .tier = T1,
 	  .anchor = "LeakSanitizer: ",
 	  .pattern = "ERROR: (LeakSanitizer: [^(]*?)\\s*$",
-	  .key = "$1", .follow = FOLLOW_NATIVE_FRAME },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "msan", .kind = "msan", .outcome = "crash", .tier = T1,
 	  .anchor = "MemorySanitizer: ",
 	  .pattern = "WARNING: (MemorySanitizer: [^(]*?)(?: on | at |\\s*\\(|\\s*$)",
-	  .key = "$1", .follow = FOLLOW_NATIVE_FRAME },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "ubsan", .kind = "ubsan", .outcome = "crash", .tier = T1,
 	  .anchor = "runtime error: ",
 	  .pattern = "(?:^|\\s)(?:\\S*/)?([^/\\s:]+:\\d+):\\d+: (runtime error: .*?)\\s*$",
-	  .key = "$2", .frame = 1 },
+	  .key = "$2", .frame = 1, .follow = FOLLOW_REPORT },
 	{ .name = "compute-sanitizer", .kind = "compute-sanitizer", .outcome = "crash", .tier = T1,
 	  .anchor = "========= ",
 	  .pattern = "^=+ ((?:Invalid|Race|Uninitialized|Leaked|Out-of-range|Misaligned|Barrier|Program hit) .*?)\\s*$",
-	  .key = "$1" },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "glibc-abort", .outcome = "crash", .tier = T1,
 	  .anchor = "(): ",
 	  .pattern = "(?:^|: )((?:free|malloc|realloc|calloc|munmap_chunk|malloc_consolidate|_int_malloc|_int_free|_int_realloc|tcache_thread_shutdown)\\(\\): .*?)\\s*$",
-	  .key = "$1" },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "glibc-abort", .outcome = "crash", .tier = T1,
 	  .anchor = "double free or corruption",
 	  .pattern = "(double free or corruption(?: \\(\\w+\\))?)",
-	  .key = "$1" },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "glibc-abort", .outcome = "crash", .tier = T1,
 	  .anchor = "corrupted ",
 	  .pattern = "(corrupted (?:size vs\\. prev_size|double-linked list|top size|unsorted chunks)(?: \\(not small\\))?)",
-	  .key = "$1" },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "assert", .outcome = "crash", .tier = T1,
 	  .anchor = "Assertion `",
 	  .pattern = "(?:(\\w+): )?(Assertion `.*' failed\\.?)",
-	  .key = "$2", .frame = 1 },
+	  .key = "$2", .frame = 1, .follow = FOLLOW_REPORT },
 	{ .name = "python-fatal", .outcome = "crash", .tier = T1,
 	  .anchor = "Fatal Python error: ",
 	  .pattern = "(Fatal Python error: .*?)\\s*$",
-	  .key = "$1", .follow = FOLLOW_PY_FRAME },
+	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "go-timeout", .outcome = "hang", .tier = T1,
 	  .anchor = "panic: test timed out",
 	  .pattern = "^panic: (test timed out after \\S+)",
@@ -337,8 +338,11 @@ struct extractor_pending {
 	int rank;
 	int state;
 	unsigned lines_left;
-	struct dbuf key, key_line, test;
+	struct dbuf key, key_line, test, frame, window;
 };
+
+#define REPORT_LINES 200            /* lines of a report given to the crash parser */
+#define REPORT_BYTES (64u << 10)
 
 static pcre2_code *compile(const char *pattern, uint32_t opts, char *err, size_t errlen)
 {
@@ -525,6 +529,8 @@ void extractor_scan_init(struct extractor_scan *sc, const struct extractor_set *
 	dbuf_init(&sc->pend->key, LINE_CAP);
 	dbuf_init(&sc->pend->key_line, LINE_CAP);
 	dbuf_init(&sc->pend->test, LINE_CAP);
+	dbuf_init(&sc->pend->frame, LINE_CAP);
+	dbuf_init(&sc->pend->window, REPORT_BYTES + LINE_CAP + 2);
 	dbuf_init(&sc->line, LINE_CAP + 1);
 	dbuf_init(&sc->key, 2 * LINE_CAP);
 	dbuf_init(&sc->tmp, 2 * LINE_CAP);
@@ -534,7 +540,7 @@ static void hit_release(struct extractor_hit *h)
 {
 	free(h->key);
 	free(h->key_line);
-	free(h->frame);
+	strvec_release(&h->frames);
 	strvec_release(&h->tests);
 }
 
@@ -556,6 +562,9 @@ void extractor_scan_release(struct extractor_scan *sc)
 	dbuf_release(&sc->pend->key);
 	dbuf_release(&sc->pend->key_line);
 	dbuf_release(&sc->pend->test);
+	dbuf_release(&sc->pend->frame);
+	dbuf_release(&sc->pend->window);
+	free(sc->crash);
 	free(sc->pend);
 	dbuf_release(&sc->line);
 	dbuf_release(&sc->key);
@@ -575,27 +584,21 @@ static char *trimmed_dup(const char *s, size_t n, size_t cap)
 }
 
 /*
- * Record one finding. key_text is the key before normalization; test and
- * frame may be NULL/empty.
+ * Record one finding. key_text is the key before normalization; test may be
+ * NULL/empty; frames (normalized, innermost first) may be NULL.
  */
 static void add_hit(struct extractor_scan *sc, const char *extractor, const char *kind, bool finer, int tier,
 		    int rank, bool verbatim, const char *key_text, size_t key_len,
 		    const char *line, size_t line_len, const char *test, size_t test_len,
-		    const char *frame, size_t frame_len)
+		    const struct strvec *frames)
 {
-	char *frames[1];
-	char *fr = NULL;
-	if (frame && frame_len) {
-		fr = trimmed_dup(frame, frame_len, 200);
-		frames[0] = fr;
-	}
 	dbuf_reset(&sc->key);
 	if (verbatim)
 		dbuf_add(&sc->key, key_text, key_len < SIGNATURE_KEY_MAX ? key_len : SIGNATURE_KEY_MAX);
 	else
 		signature_normalize(key_text, key_len, &sc->key);
 	char id[9];
-	signature_id(kind, dbuf_str(&sc->key), frames, fr ? 1 : 0, id);
+	signature_id(kind, dbuf_str(&sc->key), frames ? frames->v : NULL, frames ? frames->nr : 0, id);
 	struct extractor_hit *h = NULL;
 	for (size_t i = 0; i < sc->nhits; i++)
 		if (!memcmp(sc->hits[i].id, id, 9) && sc->hits[i].tier == tier) {
@@ -605,7 +608,6 @@ static void add_hit(struct extractor_scan *sc, const char *extractor, const char
 	if (!h) {
 		if (sc->nhits >= EXTRACTOR_MAX_HITS) {
 			sc->dropped++;
-			free(fr);
 			return;
 		}
 		ALLOC_GROW(sc->hits, sc->nhits + 1, sc->alloc);
@@ -617,11 +619,10 @@ static void add_hit(struct extractor_scan *sc, const char *extractor, const char
 		h->tier = tier;
 		h->rank = rank;
 		h->key = xstrdup(dbuf_str(&sc->key));
-		h->frame = fr;
+		for (size_t i = 0; frames && i < frames->nr; i++)
+			strvec_push(&h->frames, frames->v[i]);
 		memcpy(h->id, id, 9);
-		fr = NULL;
 	}
-	free(fr);
 	/* The last occurrence's line is the example (a traceback's final form). */
 	free(h->key_line);
 	h->key_line = trimmed_dup(line, line_len, 1000);
@@ -699,7 +700,25 @@ static bool only_literal(const char *tmpl, const struct dbuf *expanded)
 	return strchr(tmpl, '$') && expanded->len == lit;
 }
 
-static void pend_settle(struct extractor_scan *sc, const char *frame, size_t frame_len);
+static void pend_settle(struct extractor_scan *sc, const char *found, size_t found_len);
+
+/* One frame (a capture group, a path cut to its last component) as a vector. */
+static void one_frame(struct strvec *v, const char *p, size_t n)
+{
+	const char *base = p;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == '/')
+			base = p + i + 1;
+	n -= (size_t)(base - p);
+	while (n && (*base == ' ' || *base == '\t')) {
+		base++;
+		n--;
+	}
+	while (n && (base[n - 1] == ' ' || base[n - 1] == '\t'))
+		n--;
+	if (n)
+		strvec_push_nodup(v, xstrndup(base, n < 200 ? n : 200));
+}
 
 static void start_hit(struct extractor_scan *sc, const struct extractor *e, int rank,
 		      const char *line, size_t len)
@@ -712,13 +731,17 @@ static void start_hit(struct extractor_scan *sc, const struct extractor *e, int 
 	if (e->frame)
 		group(sc, e->frame, line, &fp, &fn);
 	if (e->follow == FOLLOW_NONE) {
+		struct strvec fr = STRVEC_INIT;
+		if (fn)
+			one_frame(&fr, fp, fn);
 		expand_key(sc, e->key, line, &sc->tmp);
 		if (only_literal(e->key, &sc->tmp) && tn) {
 			dbuf_reset(&sc->tmp);
 			dbuf_add(&sc->tmp, tp, tn);
 		}
 		add_hit(sc, e->name, ex_kind(e), e->kind != NULL, e->tier, rank, e->verbatim, sc->tmp.buf, sc->tmp.len,
-			line, len, tp, tn, fp, fn);
+			line, len, tp, tn, &fr);
+		strvec_release(&fr);
 		return;
 	}
 	if (pd->active)
@@ -727,33 +750,68 @@ static void start_hit(struct extractor_scan *sc, const struct extractor *e, int 
 	pd->ex = e;
 	pd->rank = rank;
 	pd->state = 0;
-	pd->lines_left = e->follow == FOLLOW_PY_EXCEPTION ? 1000 : 200;
+	pd->lines_left = e->follow == FOLLOW_PY_EXCEPTION ? 1000 : REPORT_LINES;
 	expand_key(sc, e->key, line, &pd->key);
 	dbuf_reset(&pd->key_line);
 	dbuf_add(&pd->key_line, line, len);
 	dbuf_reset(&pd->test);
 	if (tn)
 		dbuf_add(&pd->test, tp, tn);
+	dbuf_reset(&pd->frame);
+	if (fn)
+		dbuf_add(&pd->frame, fp, fn);
+	dbuf_reset(&pd->window);
+	if (e->follow == FOLLOW_REPORT) {
+		dbuf_add(&pd->window, line, len);
+		dbuf_addc(&pd->window, '\n');
+	}
 }
 
-/* Finish the pending hit, with a frame when one was found. */
-static void pend_settle(struct extractor_scan *sc, const char *frame, size_t frame_len)
+/*
+ * Finish the pending hit. found: the traceback's exception line, or the Go
+ * frame, when the follow-up found it. A report's window goes through the
+ * crash parser (crash.h), exactly as `jostle explain` and diagnosis do:
+ * its finer kind and its top program frames become the signature's.
+ */
+static void pend_settle(struct extractor_scan *sc, const char *found, size_t found_len)
 {
 	struct extractor_pending *pd = sc->pend;
+	const struct extractor *e = pd->ex;
 	if (!pd->active)
 		return;
 	pd->active = false;
-	if (pd->ex->follow == FOLLOW_PY_EXCEPTION && !frame)
-		return; /* a traceback without its exception line says nothing */
-	if (pd->ex->follow == FOLLOW_PY_EXCEPTION) {
-		/* the exception line is the key and the example */
-		add_hit(sc, pd->ex->name, ex_kind(pd->ex), pd->ex->kind != NULL, pd->ex->tier, pd->rank, false, frame,
-			frame_len, frame, frame_len, NULL, 0, NULL, 0);
+	if (e->follow == FOLLOW_PY_EXCEPTION) {
+		/* the exception line is the key and the example; without it a
+		 * traceback says nothing */
+		if (found)
+			add_hit(sc, e->name, ex_kind(e), e->kind != NULL, e->tier, pd->rank, false, found,
+				found_len, found, found_len, NULL, 0, NULL);
 		return;
 	}
-	add_hit(sc, pd->ex->name, ex_kind(pd->ex), pd->ex->kind != NULL, pd->ex->tier, pd->rank, pd->ex->verbatim,
+	struct strvec fr = STRVEC_INIT;
+	const char *kind = ex_kind(e);
+	bool finer = e->kind != NULL;
+	if (e->follow == FOLLOW_GO_FRAME && found) {
+		strvec_push_nodup(&fr, xstrndup(found, found_len));
+	} else if (e->follow == FOLLOW_REPORT) {
+		if (!sc->crash)
+			sc->crash = xmalloc(sizeof(*sc->crash));
+		if (crash_parse(dbuf_str(&pd->window), pd->window.len, sc->crash)) {
+			const struct evidence *ev = &sc->crash->ev;
+			if (ev->kind[0]) {
+				kind = ev->kind;
+				finer = true;
+			}
+			for (size_t i = 0; i < ev->nframes; i++)
+				strvec_push(&fr, ev->frames[i]);
+		}
+	}
+	if (!fr.nr && pd->frame.len)
+		one_frame(&fr, pd->frame.buf, pd->frame.len);
+	add_hit(sc, e->name, kind, finer, e->tier, pd->rank, e->verbatim,
 		dbuf_str(&pd->key), pd->key.len, dbuf_str(&pd->key_line), pd->key_line.len,
-		dbuf_str(&pd->test), pd->test.len, frame, frame_len);
+		dbuf_str(&pd->test), pd->test.len, &fr);
+	strvec_release(&fr);
 }
 
 static bool starts(const char *s, size_t n, const char *prefix)
@@ -765,77 +823,6 @@ static bool starts(const char *s, size_t n, const char *prefix)
 static bool contains(const char *s, size_t n, const char *needle)
 {
 	return memmem(s, n, needle, strlen(needle)) != NULL;
-}
-
-/* Native frames that belong to runtimes, not to the program under test. */
-static bool foreign_frame(const char *fn, size_t fnl, const char *loc, size_t locl)
-{
-	static const char *const fn_prefix[] = {
-		"__interceptor_", "__asan", "__tsan", "__ubsan", "__lsan", "__msan", "__sanitizer",
-		"___interceptor_", "__libc_", "__GI_", "__pthread", "pthread_", "start_thread",
-		"clone", "__clone", "_start", "std::", "__gnu_cxx::", "operator new", "operator delete",
-		"malloc", "calloc", "realloc", "free", "<null>", "abort", "raise", "__assert",
-	};
-	static const char *const loc_part[] = {
-		"libsanitizer", "/libc.so", "libc.so.", "libstdc++", "libpthread", "ld-linux",
-		"libasan", "libtsan", "libubsan", "liblsan", "/libgcc",
-	};
-	for (size_t i = 0; i < sizeof(fn_prefix) / sizeof(fn_prefix[0]); i++)
-		if (starts(fn, fnl, fn_prefix[i]))
-			return true;
-	for (size_t i = 0; i < sizeof(loc_part) / sizeof(loc_part[0]); i++)
-		if (contains(loc, locl, loc_part[i]))
-			return true;
-	return false;
-}
-
-/* "#3 0x55d1 in drain(Pool*) /src/pool.c:42" or "#0 drain /src/pool.c:42 (prog+0x1)". */
-static bool native_frame(const char *s, size_t n, const char **fn, size_t *fnl)
-{
-	size_t i = 0;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	if (i >= n || s[i] != '#')
-		return false;
-	i++;
-	size_t d = i;
-	while (i < n && s[i] >= '0' && s[i] <= '9')
-		i++;
-	if (i == d || i >= n || s[i] != ' ')
-		return false;
-	while (i < n && s[i] == ' ')
-		i++;
-	if (starts(s + i, n - i, "0x")) {
-		while (i < n && s[i] != ' ')
-			i++;
-		while (i < n && s[i] == ' ')
-			i++;
-		if (!starts(s + i, n - i, "in "))
-			return false;
-		i += 3;
-	}
-	/* The function runs to the first space outside (), <> nesting. */
-	size_t a = i;
-	int depth = 0;
-	for (; i < n; i++) {
-		if (s[i] == '(' || s[i] == '<')
-			depth++;
-		else if ((s[i] == ')' || s[i] == '>') && depth > 0)
-			depth--;
-		else if (s[i] == ' ' && depth == 0)
-			break;
-	}
-	if (foreign_frame(s + a, i - a, s + i, n - i))
-		return false;
-	/* Drop the argument list: "drain(Pool*)" -> "drain". */
-	size_t e = a;
-	while (e < i && s[e] != '(')
-		e++;
-	if (e == a)
-		e = i;
-	*fn = s + a;
-	*fnl = e - a;
-	return true;
 }
 
 /* Go: "example.com/pkg.(*Pool).drain(0xc000010000)" -> "pkg.(*Pool).drain". */
@@ -864,36 +851,6 @@ static bool go_frame(const char *s, size_t n, const char **fn, size_t *fnl)
 	return true;
 }
 
-/* Python: File "/x/worker.py", line 12 in run  (or ", in run") -> "worker.py:run". */
-static bool py_frame(struct extractor_scan *sc, const char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n && s[i] == ' ')
-		i++;
-	if (!starts(s + i, n - i, "File \""))
-		return false;
-	i += 6;
-	const char *path = s + i;
-	const char *q = memchr(path, '"', n - i);
-	if (!q)
-		return false;
-	const char *base = path;
-	for (const char *p = path; p < q; p++)
-		if (*p == '/' || *p == '\\')
-			base = p + 1;
-	const char *in = memmem(q, (size_t)(s + n - q), " in ", 4);
-	if (!in)
-		return false;
-	dbuf_reset(&sc->tmp);
-	dbuf_add(&sc->tmp, base, (size_t)(q - base));
-	dbuf_addc(&sc->tmp, ':');
-	const char *f = in + 4, *end = s + n;
-	while (end > f && (end[-1] == ' '))
-		end--;
-	dbuf_add(&sc->tmp, f, (size_t)(end - f));
-	return true;
-}
-
 /* One line while a follow-up is pending. True when the line was consumed. */
 static bool follow_line(struct extractor_scan *sc, const char *s, size_t n)
 {
@@ -905,12 +862,16 @@ static bool follow_line(struct extractor_scan *sc, const char *s, size_t n)
 		return false;
 	}
 	switch (pd->ex->follow) {
-	case FOLLOW_NATIVE_FRAME:
-		if (native_frame(s, n, &fn, &fnl)) {
-			pend_settle(sc, fn, fnl);
-			return true;
+	case FOLLOW_REPORT:
+		/* the report's lines go to the crash parser; they are still
+		 * scanned for findings of their own (not consumed) */
+		if (pd->window.len + n + 1 > REPORT_BYTES) {
+			pend_settle(sc, NULL, 0);
+			return false;
 		}
-		if (starts(s, n, "SUMMARY: "))
+		dbuf_add(&pd->window, s, n);
+		dbuf_addc(&pd->window, '\n');
+		if (starts(s, n, "SUMMARY: ") || (n > 2 && s[0] == '=' && s[1] == '=' && contains(s, n, "==ABORTING")))
 			pend_settle(sc, NULL, 0);
 		return false;
 	case FOLLOW_GO_FRAME:
@@ -931,21 +892,6 @@ static bool follow_line(struct extractor_scan *sc, const char *s, size_t n)
 			return true;
 		pend_settle(sc, s, n);
 		return true;
-	case FOLLOW_PY_FRAME:
-		/* faulthandler lists threads; the crashing one is "Current thread". */
-		if (starts(s, n, "Current thread ")) {
-			pd->state = 1;
-			return true;
-		}
-		if (starts(s, n, "Thread 0x")) {
-			pd->state = 2;
-			return true;
-		}
-		if (pd->state != 2 && py_frame(sc, s, n)) {
-			pend_settle(sc, dbuf_str(&sc->tmp), sc->tmp.len);
-			return true;
-		}
-		return false;
 	case FOLLOW_NONE:
 		break;
 	}
@@ -1005,7 +951,7 @@ static bool rule_line(struct extractor_scan *sc, const char *s, size_t n)
 		}
 		dbuf_release(&rest);
 		char *key = xstrdup(dbuf_str(&sc->key));
-		add_hit(sc, ru->name, "rule", false, 1, (int)r, true, key, strlen(key), s, n, NULL, 0, NULL, 0);
+		add_hit(sc, ru->name, "rule", false, 1, (int)r, true, key, strlen(key), s, n, NULL, 0, NULL);
 		free(key);
 		return true;
 	}

@@ -8,8 +8,11 @@
  * timestamp prefix, "##[error]" and ANSI colours removed), a key template
  * ($1..$9 name capture groups; "" is the whole match), optional capture
  * groups naming the test and the frame, and a follow-up rule for reports
- * whose telling part is on the next lines (a sanitizer's first own frame, a
- * traceback's closing exception line, a Go panic's first frame).
+ * whose telling part is on the next lines: a crash report (sanitizers,
+ * glibc, Fatal Python error, compute-sanitizer) is handed to the crash
+ * parser (crash.h) for its finer kind and top program frames, exactly as
+ * `jostle explain` does; a traceback's closing exception line; a Go panic's
+ * first frame.
  *
  * Tiers decide what counts when a log holds several findings:
  *   1  a test framework's or a runtime's own report (sanitizers, glibc heap
@@ -45,10 +48,10 @@
 
 enum extractor_follow {
 	FOLLOW_NONE,
-	FOLLOW_NATIVE_FRAME,  /* first own "#N 0x... in func" frame below (sanitizers) */
+	FOLLOW_REPORT,        /* the report's next lines go to crash_parse (crash.h):
+	                         finer kind and top program frames */
 	FOLLOW_GO_FRAME,      /* first own function below "goroutine N [running]:" */
 	FOLLOW_PY_EXCEPTION,  /* the key is the exception line closing the traceback */
-	FOLLOW_PY_FRAME,      /* first File "...", line N in f of the current thread */
 };
 
 struct extractor {
@@ -81,7 +84,7 @@ struct extractor_hit {
 	int tier, rank;         /* rank: user rules first, then table order */
 	char *key;              /* owned, normalized */
 	char *key_line;         /* owned, the line as printed (cleaned, capped) */
-	char *frame;            /* owned or NULL */
+	struct strvec frames;   /* owned, normalized, innermost first */
 	struct strvec tests;    /* owned test names (at most EXTRACTOR_MAX_TESTS) */
 	char id[9];
 	uint64_t count;         /* occurrences in this log */
@@ -103,6 +106,7 @@ int extractor_set_load_rules(struct extractor_set *set, const char *path, char *
 void extractor_set_free(struct extractor_set *set);
 
 struct extractor_pending;
+struct crash_report;
 
 struct extractor_scan {
 	const struct extractor_set *set;  /* borrowed */
@@ -112,6 +116,7 @@ struct extractor_scan {
 	uint64_t seq;
 	int best_tier;                    /* lowest tier seen, 0 = none */
 	struct extractor_pending *pend;   /* owned: a follow-up in progress */
+	struct crash_report *crash;       /* owned, allocated on first use */
 	void *md;                         /* owned pcre2 match data */
 	struct dbuf line, key, tmp;       /* scratch */
 };

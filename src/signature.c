@@ -285,8 +285,9 @@ void signature_update_id(struct signature *sig)
 
 /*
  * The shared extractor table (extractor.h), exactly as `jostle survey` runs
- * it: the primary hit gives the key, the key line, the frame, and a finer
- * kind (asan, tsan, ...) when the extractor names one.
+ * it: the primary hit gives the key, the key line, the frames, and a finer
+ * kind (asan-heap-use-after-free, tsan-data-race, ... from the crash parser,
+ * or the extractor's own) when there is one.
  */
 static bool from_extractors(struct signature *sig, const char *output, size_t len)
 {
@@ -303,10 +304,11 @@ static bool from_extractors(struct signature *sig, const char *output, size_t le
 			snprintf(sig->kind, sizeof(sig->kind), "%s", h->kind);
 		sig->key = xstrdup(h->key);
 		sig->key_line = xstrdup(h->key_line ? h->key_line : h->key);
-		if (h->frame) {
-			sig->frames = xcalloc(1, sizeof(char *));
-			sig->frames[0] = xstrdup(h->frame);
-			sig->nframes = 1;
+		if (h->frames.nr) {
+			sig->frames = xcalloc(h->frames.nr, sizeof(char *));
+			for (size_t i = 0; i < h->frames.nr; i++)
+				sig->frames[i] = xstrdup(h->frames.v[i]);
+			sig->nframes = h->frames.nr;
 		}
 		signature_update_id(sig);
 	}

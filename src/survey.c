@@ -219,7 +219,8 @@ static struct survey_sig *sig_find(struct survey *sv, const struct extractor_hit
 	s->extractor = xstrdup(h->extractor);
 	s->key = xstrdup(h->key);
 	s->key_line = xstrdup(h->key_line ? h->key_line : "");
-	s->frame = h->frame ? xstrdup(h->frame) : NULL;
+	for (size_t i = 0; i < h->frames.nr; i++)
+		strvec_push(&s->frames, h->frames.v[i]);
 	for (size_t i = id_hash(h->id) & mask;; i = (i + 1) & mask)
 		if (!sv->index[i]) {
 			sv->index[i] = (uint32_t)sv->nsigs + 1;
@@ -378,7 +379,7 @@ void survey_free(struct survey *sv)
 		free(s->extractor);
 		free(s->key);
 		free(s->key_line);
-		free(s->frame);
+		strvec_release(&s->frames);
 		strvec_release(&s->examples);
 		counter_release(&s->tests);
 		counter_release(&s->days);

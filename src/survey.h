@@ -47,7 +47,8 @@ struct survey_counter {
 struct survey_sig {
 	char id[9];
 	char kind[32];
-	char *extractor, *key, *key_line, *frame;   /* owned */
+	char *extractor, *key, *key_line;            /* owned */
+	struct strvec frames;                        /* owned, innermost first */
 	uint64_t logs, primary, occurrences;
 	int64_t first, last;                         /* log times */
 	struct strvec examples;                      /* first SURVEY_EXAMPLES paths */

@@ -118,9 +118,9 @@ static void write_text(const struct survey *sv, FILE *f)
 			share(s->logs, sv->logs), s->primary, a, e);
 		fprintf(f, "    key:    ");
 		put_text(f, s->key);
-		if (s->frame) {
-			fprintf(f, "  @ ");
-			put_text(f, s->frame);
+		for (size_t k = 0; k < s->frames.nr; k++) {
+			fprintf(f, k ? " < " : "  @ ");
+			put_text(f, s->frames.v[k]);
 		}
 		fprintf(f, "\n    line:   ");
 		put_text(f, s->key_line);
@@ -249,9 +249,9 @@ static void write_md(const struct survey *sv, FILE *f)
 		when(s->last, e, sizeof(e));
 		fprintf(f, "| %zu | `%s` ", i + 1, s->id);
 		md_cell(f, s->key);
-		if (s->frame) {
-			fputs(" @ ", f);
-			md_cell(f, s->frame);
+		for (size_t k = 0; k < s->frames.nr; k++) {
+			fputs(k ? " < " : " @ ", f);
+			md_cell(f, s->frames.v[k]);
 		}
 		fprintf(f, " | %s | %" PRIu64 " | %.1f%% | %s | %s |", s->kind, s->logs,
 			share(s->logs, sv->logs), a, e);
@@ -414,9 +414,9 @@ static void write_html(const struct survey *sv, FILE *f)
 		when(s->last, e, sizeof(e));
 		fprintf(f, "<tr><td class=n>%zu</td><td><code>%s</code> <code>", i + 1, s->id);
 		html(f, s->key);
-		if (s->frame) {
-			fputs(" @ ", f);
-			html(f, s->frame);
+		for (size_t k = 0; k < s->frames.nr; k++) {
+			fputs(k ? " &lt; " : " @ ", f);
+			html(f, s->frames.v[k]);
 		}
 		fputs("</code><br><small>", f);
 		html(f, s->key_line);
@@ -599,11 +599,8 @@ static int write_json(const struct survey *sv, FILE *f)
 		dbuf_addc(&b, ',');
 		jsonw_kstr(&b, "key_line", s->key_line);
 		dbuf_addc(&b, ',');
-		jsonw_key(&b, "frames");
-		dbuf_addc(&b, '[');
-		if (s->frame)
-			jsonw_string(&b, s->frame, strlen(s->frame));
-		dbuf_adds(&b, "],");
+		json_strvec(&b, "frames", &s->frames);
+		dbuf_addc(&b, ',');
 		jsonw_kstr(&b, "extractor", s->extractor);
 		dbuf_addc(&b, ',');
 		jsonw_kuint(&b, "logs", s->logs);

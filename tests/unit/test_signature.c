@@ -54,7 +54,7 @@ int main(void)
 	CHECK_KEY("step 1\nstep 2\nsomething odd happened\n\n\n", "something odd happened");
 	{ char *g_ = key(""); CHECK(g_ == NULL); free(g_); }
 
-	/* The shared extractor table sets a finer kind and the frame. */
+	/* The shared extractor table: the crash parser gives a finer kind and the frames. */
 	{
 		struct signature sg;
 		const char *out = "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020 at pc 0x1\n"
@@ -62,10 +62,10 @@ int main(void)
 				  "    #0 0x55d1c0 in __interceptor_free ../../libsanitizer/asan/asan_malloc_linux.cpp:52\n"
 				  "    #1 0x55d1c0 in on_task_complete /src/orch.c:120:5\n";
 		signature_from_output(&sg, "crash", out, strlen(out), NULL);
-		CHECK_STR(sg.kind, "asan");
+		CHECK_STR(sg.kind, "asan-heap-use-after-free");
 		CHECK(sg.nframes == 1 && !strcmp(sg.frames[0], "on_task_complete"));
 		char want[9];
-		signature_id("asan", "AddressSanitizer: heap-use-after-free", sg.frames, 1, want);
+		signature_id("asan-heap-use-after-free", "AddressSanitizer: heap-use-after-free", sg.frames, 1, want);
 		CHECK_STR(sg.id, want);
 		signature_release(&sg);
 	}
