@@ -281,6 +281,8 @@ static void survey_file(struct survey *sv, const char *path, void (*warn)(const 
 			sv->last = t;
 		struct survey_day *d = day_get(sv, timestamp_day(t));
 		d->logs++;
+		for (size_t g = 0; g < sv->ngroups; g++)
+			survey_counter_add(&sv->all_groups[g], sv->cur_groups[g] ? sv->cur_groups[g] : "-", 1);
 		const struct extractor_hit *primary = extractor_scan_primary(sc);
 		if (!primary) {
 			sv->none++;
@@ -394,6 +396,7 @@ void survey_free(struct survey *sv)
 		free(sv->groups[g].pattern);
 		pcre2_code_free(sv->groups[g].code);
 		counter_release(&sv->none_groups[g]);
+		counter_release(&sv->all_groups[g]);
 	}
 	strvec_release(&sv->none_examples);
 	strvec_release(&sv->errors);

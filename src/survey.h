@@ -83,6 +83,7 @@ struct survey {
 	struct survey_day *days;            /* owned, unsorted */
 	size_t ndays, days_alloc;
 	struct survey_counter none_groups[SURVEY_MAX_GROUPS];
+	struct survey_counter all_groups[SURVEY_MAX_GROUPS];   /* every log */
 	struct strvec none_examples;
 	struct strvec errors;               /* "path: why", the first 1000 */
 

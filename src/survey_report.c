@@ -59,6 +59,40 @@ static void counter_line(struct dbuf *b, const struct survey_counter *c, size_t 
 	free(v);
 }
 
+static uint64_t counter_get(const struct survey_counter *c, const char *name)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		if (!strcmp(c->v[i].name, name))
+			return c->v[i].n;
+	return 0;
+}
+
+/*
+ * A group of a signature against the whole corpus: "3.14t (3 of 4)" per
+ * value, and "only 3.14t of 3 values" when it occurs under one value of a
+ * key that has several, so a reader sees the pattern without counting.
+ */
+static void group_line(struct dbuf *b, const struct survey_counter *c,
+		       const struct survey_counter *all, size_t top)
+{
+	size_t n;
+	struct survey_count **v = survey_counter_sorted(c, &n);
+	for (size_t i = 0; i < n && i < top; i++)
+		dbuf_addf(b, "%s%s (%" PRIu64 " of %" PRIu64 ")", i ? ", " : "", v[i]->name, v[i]->n,
+			  counter_get(all, v[i]->name));
+	if (n > top)
+		dbuf_addf(b, ", +%zu more", n - top);
+	if (c->other)
+		dbuf_addf(b, ", other (%" PRIu64 ")", c->other);
+	size_t named = all->nr - (counter_get(all, "-") ? 1 : 0);
+	size_t mine = n - (counter_get(c, "-") ? 1 : 0);
+	if (mine == 1 && n == 1 && !c->other && named > 1)
+		dbuf_addf(b, "; only %s (of %zu values)", v[0]->name, named);
+	else if (mine > 1 && mine == named && !c->other && !all->other)
+		dbuf_addf(b, "; every value");
+	free(v);
+}
+
 static int cmp_day(const void *a, const void *b)
 {
 	const struct survey_day *x = a, *y = b;
@@ -134,7 +168,7 @@ static void write_text(const struct survey *sv, FILE *f)
 		}
 		for (size_t g = 0; g < sv->ngroups; g++) {
 			dbuf_reset(&b);
-			counter_line(&b, &s->groups[g], 8);
+			group_line(&b, &s->groups[g], &sv->all_groups[g], 8);
 			fprintf(f, "    %s: ", sv->groups[g].name);
 			put_text(f, dbuf_str(&b));
 			fputc('\n', f);
@@ -153,7 +187,7 @@ static void write_text(const struct survey *sv, FILE *f)
 	if (sv->none) {
 		for (size_t g = 0; g < sv->ngroups; g++) {
 			dbuf_reset(&b);
-			counter_line(&b, &sv->none_groups[g], 8);
+			group_line(&b, &sv->none_groups[g], &sv->all_groups[g], 8);
 			fprintf(f, "    %s: ", sv->groups[g].name);
 			put_text(f, dbuf_str(&b));
 			fputc('\n', f);
@@ -257,7 +291,7 @@ static void write_md(const struct survey *sv, FILE *f)
 			share(s->logs, sv->logs), a, e);
 		for (size_t g = 0; g < sv->ngroups; g++) {
 			dbuf_reset(&b);
-			counter_line(&b, &s->groups[g], 8);
+			group_line(&b, &s->groups[g], &sv->all_groups[g], 8);
 			fputc(' ', f);
 			md_cell(f, dbuf_str(&b));
 			fputs(" |", f);
@@ -278,7 +312,7 @@ static void write_md(const struct survey *sv, FILE *f)
 		share(sv->none, sv->logs));
 	for (size_t g = 0; g < sv->ngroups; g++) {
 		dbuf_reset(&b);
-		counter_line(&b, &sv->none_groups[g], 8);
+		group_line(&b, &sv->none_groups[g], &sv->all_groups[g], 8);
 		fputc(' ', f);
 		md_cell(f, dbuf_str(&b));
 		fputs(" |", f);
@@ -332,7 +366,8 @@ static void html(FILE *f, const char *s)
 }
 
 /* A counter as a table cell, one "value (n)" per line. */
-static void html_counter_cell(FILE *f, const struct survey_counter *c, size_t top, const char *cls)
+static void html_counter_cell(FILE *f, const struct survey_counter *c,
+			      const struct survey_counter *all, size_t top, const char *cls)
 {
 	size_t n;
 	struct survey_count **v = survey_counter_sorted(c, &n);
@@ -342,11 +377,19 @@ static void html_counter_cell(FILE *f, const struct survey_counter *c, size_t to
 			fputs("<br>", f);
 		html(f, v[i]->name);
 		fprintf(f, " <b>%" PRIu64 "</b>", v[i]->n);
+		if (all)
+			fprintf(f, " of %" PRIu64, counter_get(all, v[i]->name));
 	}
 	if (n > top)
 		fprintf(f, "<br>+%zu more", n - top);
 	if (c->other)
 		fprintf(f, "<br>other <b>%" PRIu64 "</b>", c->other);
+	if (all && n == 1 && !c->other && strcmp(v[0]->name, "-") &&
+	    all->nr - (counter_get(all, "-") ? 1 : 0) > 1) {
+		fputs("<br><em>only ", f);
+		html(f, v[0]->name);
+		fputs("</em>", f);
+	}
 	fputs("</td>", f);
 	free(v);
 }
@@ -425,8 +468,8 @@ static void write_html(const struct survey *sv, FILE *f)
 			s->kind, s->logs, share(s->logs, sv->logs),
 			(int)(share(s->logs, sv->logs) + 0.5), a, e);
 		for (size_t g = 0; g < sv->ngroups; g++)
-			html_counter_cell(f, &s->groups[g], 8, "g");
-		html_counter_cell(f, &s->tests, 5, "t");
+			html_counter_cell(f, &s->groups[g], &sv->all_groups[g], 8, "g");
+		html_counter_cell(f, &s->tests, NULL, 5, "t");
 		fputs("<td class=t>", f);
 		for (size_t k = 0; k < s->examples.nr; k++) {
 			if (k)
@@ -438,7 +481,7 @@ static void write_html(const struct survey *sv, FILE *f)
 	fprintf(f, "<tr><td></td><td><em>no recognized failure</em></td><td></td><td class=n>%" PRIu64
 		"</td><td class=n>%.1f%%</td><td></td><td></td>", sv->none, share(sv->none, sv->logs));
 	for (size_t g = 0; g < sv->ngroups; g++)
-		html_counter_cell(f, &sv->none_groups[g], 8, "g");
+		html_counter_cell(f, &sv->none_groups[g], &sv->all_groups[g], 8, "g");
 	fputs("<td></td><td class=t>", f);
 	for (size_t k = 0; k < sv->none_examples.nr; k++) {
 		if (k)
@@ -584,6 +627,8 @@ static int write_json(const struct survey *sv, FILE *f)
 		jsonw_kstr(&b, sv->groups[g].name, sv->groups[g].pattern);
 	}
 	dbuf_adds(&b, "},");
+	json_groups(&b, sv, sv->all_groups);
+	dbuf_addc(&b, ',');
 	jsonw_key(&b, "signatures");
 	dbuf_addc(&b, '[');
 	for (size_t i = 0; i < n; i++) {
