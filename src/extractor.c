@@ -187,7 +187,8 @@ const size_t extractor_count = sizeof(extractor_table) / sizeof(extractor_table[
 
 struct rule {
 	char *name;
-	pcre2_code *code;
+	pcre2_code *code;      /* the pattern, on a cleaned line */
+	pcre2_code *raw;       /* on raw blocks: a leading ^ also allows a CI prefix */
 	uint32_t ncap;
 	/* named groups in group-number order */
 	struct { uint32_t group; char *name; } *names;
@@ -384,11 +385,25 @@ int extractor_set_add_rule(struct extractor_set *set, const char *name, const ch
 	pcre2_code *c = compile(pattern, PCRE2_MULTILINE, err, errlen);
 	if (!c)
 		return -EINVAL;
+	/* Blocks are searched raw, where a line may start with a GitHub Actions
+	 * timestamp and "##[error]": a rule anchored with ^ must still find its
+	 * line there. The captures are then taken on the cleaned line. */
+	pcre2_code *raw = NULL;
+	if (pattern[0] == '^') {
+		char *p = xasprintf("^(?:\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z )?(?:##\\[error\\])?(?:%s)", pattern + 1);
+		raw = compile(p, PCRE2_MULTILINE, err, errlen);
+		free(p);
+		if (!raw) {
+			pcre2_code_free(c);
+			return -EINVAL;
+		}
+	}
 	ALLOC_GROW(set->rules, set->nrules + 1, set->alloc);
 	struct rule *r = &set->rules[set->nrules++];
 	memset(r, 0, sizeof(*r));
 	r->name = xstrdup(name);
 	r->code = c;
+	r->raw = raw ? raw : c;
 	pcre2_pattern_info(c, PCRE2_INFO_CAPTURECOUNT, &r->ncap);
 	uint32_t count = 0, entry = 0;
 	PCRE2_SPTR table = NULL;
@@ -459,6 +474,8 @@ void extractor_set_free(struct extractor_set *set)
 		pcre2_code_free(set->code[i]);
 	for (size_t i = 0; i < set->nrules; i++) {
 		free(set->rules[i].name);
+		if (set->rules[i].raw != set->rules[i].code)
+			pcre2_code_free(set->rules[i].raw);
 		pcre2_code_free(set->rules[i].code);
 		for (size_t k = 0; k < set->rules[i].nnames; k++)
 			free(set->rules[i].names[k].name);
@@ -966,7 +983,7 @@ static void scan_rules(struct extractor_scan *sc, const char *b, size_t len, siz
 	for (size_t r = 0; r < set->nrules; r++) {
 		size_t off = 0;
 		while (off < len &&
-		       pcre2_match(set->rules[r].code, (PCRE2_SPTR)b, len, off, 0, sc->md, NULL) >= 0) {
+		       pcre2_match(set->rules[r].raw, (PCRE2_SPTR)b, len, off, 0, sc->md, NULL) >= 0) {
 			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(sc->md);
 			size_t m = ov[0];
 			const char *ls = m ? memrchr(b, '\n', m) : NULL;

@@ -246,6 +246,14 @@ int main(void)
 	CHECK_STR(extractor_scan_primary(&us)->kind, "rule");
 	CHECK(us.nhits == 2);
 	extractor_scan_release(&us);
+	/* an anchored rule finds its line behind a CI timestamp prefix */
+	CHECK(extractor_set_add_rule(uset, "anchored", "^Segfault in (?<where>\\w+)", err, sizeof(err)) == 0);
+	extractor_scan_init(&us, uset);
+	o = GH "Segfault in drain\n";
+	extractor_scan_block(&us, o, strlen(o));
+	extractor_scan_end(&us);
+	CHECK(extractor_scan_primary(&us) && !strcmp(extractor_scan_primary(&us)->key, "anchored where=drain"));
+	extractor_scan_release(&us);
 	extractor_set_free(uset);
 
 	/* line cleaning */
