@@ -74,7 +74,7 @@ stress_loop() {
 	local out=$tmp/stress.out
 	rm -f "$tmp"/fail-*
 	# timeout signals golang-stress's whole process group: the copies in flight end too.
-	"${pin[@]}" timeout -s INT -k 2 "$budget.5" golang-stress -p "$1" -timeout "${run_timeout}s" \
+	"${pin[@]}" timeout -s TERM -k 2 "$budget.5" golang-stress -p "$1" -timeout "${run_timeout}s" \
 		-o "$tmp/fail-" "$dir/$2" $flags > "$out" 2>&1
 	local line n f
 	line=$(grep -E '^[0-9hms.]+: [0-9]+ runs so far' "$out" | tail -1)

@@ -24,13 +24,13 @@
 #define DISPATCH_ROUNDS 200	/* one dispatch step of a scheduler thread */
 #endif
 #ifndef QUIESCE_ROUNDS
-#define QUIESCE_ROUNDS 600	/* waiting for this thread's cores to go idle */
+#define QUIESCE_ROUNDS 50000	/* waiting for this thread's cores to go idle */
 #endif
 #ifndef DRAIN_ROUNDS
-#define DRAIN_ROUNDS 3000	/* the leader's sync_start work */
+#define DRAIN_ROUNDS 60000	/* the leader's sync_start work */
 #endif
 #ifndef DISPATCHES_PER_DRAIN
-#define DISPATCHES_PER_DRAIN 8	/* thread 0 raises a drain every this many steps */
+#define DISPATCHES_PER_DRAIN 2	/* thread 0 raises a drain every this many steps */
 #endif
 
 enum task_kind { TASK_SYNC_START = 7 };
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 		.threads_help = "AICPU scheduler threads",
 		.iters_help = "sync_start drains",
 		.threads = 2, .min_threads = 2, .max_threads = 64,
-		.iters = 1000, .max_iters = 10000000,
+		.iters = 50, .max_iters = 10000000,
 	};
 	int rc = zoo_opts_parse(&prog, argc, argv, &opts);
 	if (rc >= 0)

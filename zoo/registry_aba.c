@@ -35,10 +35,10 @@
  * (INVALIDATE_ROUNDS): that walk is the window between release and retire.
  */
 #ifndef GRAPH_INIT_ROUNDS
-#define GRAPH_INIT_ROUNDS 600
+#define GRAPH_INIT_ROUNDS 3000
 #endif
 #ifndef INVALIDATE_ROUNDS
-#define INVALIDATE_ROUNDS 60
+#define INVALIDATE_ROUNDS 750
 #endif
 #define MAX_NODES 4
 #define PARAM_WORDS 16
@@ -68,7 +68,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct drv_graph *free;	/* LIFO: the last freed value is reused first */
 	struct drv_graph *all;	/* every graph ever allocated, for shutdown */
-} drv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} drv = { .lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP };
 
 static struct drv_graph *drv_alloc_locked(void)
 {
@@ -256,7 +256,7 @@ struct entry {
 static struct {
 	pthread_mutex_t lock;
 	struct entry *bucket[NBUCKETS];
-} reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} reg = { .lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP };
 
 static struct box *box_ref(struct box *b)
 {
@@ -742,8 +742,8 @@ int main(int argc, char **argv)
 		.summary = "seed 000: raw graph handles reused before their registry entry is retired (ABA)",
 		.threads_help = "test threads, each on its own objects",
 		.iters_help = "test runs per thread",
-		.threads = 4, .min_threads = 1, .max_threads = 64,
-		.iters = 200, .max_iters = 100000000,
+		.threads = 2, .min_threads = 1, .max_threads = 64,
+		.iters = 60, .max_iters = 100000000,
 	};
 	int rc = zoo_opts_parse(&prog, argc, argv, &opts);
 	if (rc >= 0)

@@ -182,8 +182,8 @@ int main(int argc, char **argv)
 		.summary = "seed 003 (hang): AICPU/AICore startup handshake with busy-spins that never yield",
 		.threads_help = "AICore threads (plus one AICPU scheduler thread)",
 		.iters_help = "task batches after the handshake",
-		.threads = 16, .min_threads = 1, .max_threads = 512,
-		.iters = 4, .max_iters = 1000000,
+		.threads = 8, .min_threads = 1, .max_threads = 512,
+		.iters = 2, .max_iters = 1000000,
 	};
 	int rc = zoo_opts_parse(&prog, argc, argv, &opts);
 	if (rc >= 0)
