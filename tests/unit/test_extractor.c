@@ -207,6 +207,12 @@ int main(void)
 	CHECK_STR(primary_key(), "Aborted");
 	scan("./prog\nAborted\n", 0);
 	CHECK_STR(primary_key(), "Aborted");
+	scan("./run.sh: line 3: 4242 Killed                  ./prog --big\n", 0);
+	CHECK_STR(primary_key(), "Killed");
+	scan("[12345.678] Out of memory: Killed process 4242 (prog) total-vm:1kB\n", 0);
+	CHECK_STR(primary_key(), "Out of memory: Killed process");
+	scan("Killed the stale runner before the job\n", 0);
+	CHECK(sc.nhits == 0);
 
 	/* nothing: passing output, lookalikes */
 	scan("tests/test_error_handling.py::test_errors PASSED\nexit status 0\nTIMEOUT=600\n-Werror=format\n"
