@@ -19,5 +19,8 @@ int cmd_run(int argc, char **argv);
 int cmd_stacks(int argc, char **argv);
 int cmd_survey(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -19,6 +19,9 @@ static const struct subcommand commands[] = {
 	{ .name = "explain", .fn = cmd_explain, .summary = "find the crash report in a log: kind, key line, frames, signature" },
 	{ .name = "stacks", .fn = cmd_stacks, .summary = "diagnose a live process tree: thread states, hang class, folded stacks" },
 	{ .name = "survey", .fn = cmd_survey, .summary = "classify a folder of CI logs by failure signature" },
+	{ .name = "report", .fn = cmd_report, .summary = "summarize results as text, Markdown, HTML, JUnit XML or JSON" },
+	{ .name = "compare", .fn = cmd_compare, .summary = "compare results before and after a fix (exit 0 when proven better)" },
+	{ .name = "merge", .fn = cmd_merge, .summary = "merge results directories from many machines into one" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,26 @@
+/*
+ * merge.h: many results directories (shards, machines, days) into one.
+ *
+ * OUT/runs.jsonl gets every readable line of each input's runs.jsonl in
+ * input order, series lines included, so that reports over OUT see every
+ * series. The logs and stacks a run references are copied to
+ * OUT/logs/D-NAME and OUT/stacks/D-NAME (D: the input's position), and the
+ * run's "log"/"stacks" members are rewritten to match, so names never
+ * collide. Unparsable lines are dropped and counted.
+ */
+#ifndef JOSTLE_MERGE_H
+#define JOSTLE_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct merge_stats {
+	uint64_t series, runs, files, bad_lines, missing_files, dup_series;
+};
+
+/* 0, or -errno with what failed in err (a path). OUT must not exist or be
+ * an empty directory. */
+int merge_dirs(const char *const *dirs, size_t n, const char *out,
+	       struct merge_stats *st, char *err, size_t errlen);
+
+#endif

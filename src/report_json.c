@@ -1,0 +1,231 @@
+/*
+ * report_json.c: summary.json, the machine-readable summary of a results
+ * directory (schema in docs/FORMAT.md). `jostle run` writes it at the end
+ * through report_write_dir(); `jostle report --format json` prints it.
+ * Strings from program output go through jsonw (escaped, UTF-8 repaired);
+ * objects copied from runs.jsonl (settings, config, diag) are re-serialized
+ * by cJSON, so they are valid JSON whatever the line held.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonw.h"
+#include "report.h"
+#include "stats.h"
+#include "xalloc.h"
+#include "banned.h"
+
+static void kraw(struct dbuf *b, const char *key, const char *json)
+{
+	jsonw_key(b, key);
+	dbuf_adds(b, json ? json : "null");
+}
+
+static void rate_members(struct dbuf *b, uint64_t k, uint64_t n)
+{
+	double lo, hi;
+	stats_wilson(k, n, STATS_Z95, &lo, &hi);
+	jsonw_kdbl(b, "rate", n ? (double)k / (double)n : 0.0);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "rate_lo", lo);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "rate_hi", hi);
+}
+
+static void series_obj(struct dbuf *b, const struct results_series *s)
+{
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "series", s->id);
+	dbuf_addc(b, ',');
+	jsonw_key(b, "argv");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < s->argv.nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		jsonw_string(b, s->argv.v[i], strlen(s->argv.v[i]));
+	}
+	dbuf_addc(b, ']');
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "cwd", s->cwd);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "start", s->start);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "seed", s->seed);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "jostle", s->jostle);
+	dbuf_addc(b, ',');
+	jsonw_key(b, "machine");
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "hostname", s->hostname);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "kernel", s->kernel);
+	dbuf_addc(b, ',');
+	jsonw_kint(b, "cpus", s->cpus);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "loadavg", s->loadavg);
+	dbuf_addc(b, ',');
+	jsonw_kint(b, "mem_mb", s->mem_mb);
+	dbuf_adds(b, "},");
+	kraw(b, "settings", s->settings);
+	dbuf_addc(b, ',');
+	jsonw_kuint(b, "runs", s->runs);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "stop", s->stop);
+	dbuf_addc(b, ',');
+	jsonw_kbool(b, "interrupted", s->interrupted);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "elapsed_s", s->elapsed_s >= 0 ? s->elapsed_s : NAN);
+	dbuf_addc(b, '}');
+}
+
+static void sig_obj(struct dbuf *b, const struct results *r, const struct results_sig *s)
+{
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "id", s->id);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "kind", s->kind);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "key", s->key);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "key_line", s->key_line);
+	dbuf_addc(b, ',');
+	jsonw_key(b, "frames");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < s->frames.nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		jsonw_string(b, s->frames.v[i], strlen(s->frames.v[i]));
+	}
+	dbuf_adds(b, "],");
+	jsonw_kuint(b, "count", s->count);
+	dbuf_addc(b, ',');
+	rate_members(b, s->count, r->totals.counted);
+	dbuf_addc(b, ',');
+	jsonw_kint(b, "first_run", s->first_run);
+	dbuf_addc(b, ',');
+	jsonw_kint(b, "last_run", s->last_run);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "first_t", s->first_t);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "last_t", s->last_t);
+	dbuf_addc(b, ',');
+	jsonw_key(b, "example");
+	dbuf_addc(b, '{');
+	jsonw_kint(b, "run", s->example_run);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "cell", s->cell);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "dir", s->dir < r->dirs.nr ? r->dirs.v[s->dir] : NULL);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "log", s->log);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "stacks", s->stacks);
+	dbuf_addc(b, ',');
+	kraw(b, "diag", s->diag);
+	dbuf_adds(b, "}}");
+}
+
+int report_json(struct dbuf *b, const struct results *r)
+{
+	const struct results_totals *t = &r->totals;
+	char proof[256];
+	report_proof(proof, sizeof(proof), t->failures, t->counted);
+	dbuf_addc(b, '{');
+	jsonw_kint(b, "v", 1);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "type", "summary");
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "jostle", JOSTLE_VERSION);
+	dbuf_addc(b, ',');
+	jsonw_key(b, "series");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < r->series_nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		series_obj(b, &r->series[i]);
+	}
+	dbuf_adds(b, "],");
+	jsonw_kuint(b, "runs", t->counted);
+	dbuf_addc(b, ',');
+	jsonw_kuint(b, "failures", t->failures);
+	dbuf_addc(b, ',');
+	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored" };
+	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored };
+	jsonw_key(b, "outcomes");
+	dbuf_addc(b, '{');
+	for (size_t i = 0; i < 5; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		jsonw_kuint(b, names[i], vals[i]);
+	}
+	dbuf_adds(b, "},");
+	jsonw_kuint(b, "records", t->records);
+	dbuf_addc(b, ',');
+	jsonw_kuint(b, "bad_lines", t->bad_lines);
+	dbuf_addc(b, ',');
+	rate_members(b, t->failures, t->counted);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "upper95", stats_cp_upper(t->failures, t->counted, REPORT_ALPHA));
+	dbuf_addc(b, ',');
+	jsonw_kbool(b, "clean", t->counted > 0 && t->failures == 0);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "proof", proof);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "wall_s_sum", t->wall_sum);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "wall_s_max", t->wall_max);
+	dbuf_addc(b, ',');
+	jsonw_key(b, "signatures");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < r->sigs_nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		sig_obj(b, r, &r->sigs[r->sig_order[i]]);
+	}
+	dbuf_adds(b, "],");
+	jsonw_key(b, "cells");
+	dbuf_addc(b, '[');
+	struct report_cell *cells = xcalloc(r->cells_nr + 1, sizeof(*cells));
+	report_cells(r, cells);
+	for (size_t i = 0; i < r->cells_nr; i++) {
+		const struct report_cell *c = &cells[i];
+		if (i)
+			dbuf_addc(b, ',');
+		dbuf_addc(b, '{');
+		jsonw_kstr(b, "cell", c->g->key);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "runs", c->g->runs);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "failures", c->g->fails);
+		dbuf_addc(b, ',');
+		rate_members(b, c->g->fails, c->g->runs);
+		dbuf_addc(b, ',');
+		jsonw_kdbl(b, "p_vs_rest", c->p);
+		dbuf_addc(b, ',');
+		jsonw_kbool(b, "differs", c->differs);
+		dbuf_addc(b, '}');
+	}
+	free(cells);
+	dbuf_adds(b, "],");
+	jsonw_key(b, "configs");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < r->configs_nr; i++) {
+		const struct results_group *g = &r->configs[i];
+		if (i)
+			dbuf_addc(b, ',');
+		dbuf_addc(b, '{');
+		kraw(b, "config", g->key);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "runs", g->runs);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "failures", g->fails);
+		dbuf_addc(b, ',');
+		rate_members(b, g->fails, g->runs);
+		dbuf_addc(b, '}');
+	}
+	dbuf_adds(b, "]}\n");
+	return 0;
+}

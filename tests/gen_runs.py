@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""tests/gen_runs.py: write a synthetic results directory (runs.jsonl as
+docs/FORMAT.md describes it, plus logs) with exactly known counts, for the
+report, compare, merge and benchmark tests.
+
+  gen_runs.py OUT --runs N [--sig ID:KIND:COUNT]... [--cells A=1,A=2 ...]
+              [--cell-fails CELL:COUNT]... [--series HEX] [--no-logs]
+
+Failures of each --sig are spread evenly over the run indices. With
+--cells, run i is in cell i % len(cells); --cell-fails puts COUNT failures
+(signature 'c311f a11') in that cell's runs, evenly.
+"""
+import argparse, json, os
+
+ap = argparse.ArgumentParser()
+ap.add_argument("out")
+ap.add_argument("--runs", type=int, required=True)
+ap.add_argument("--sig", action="append", default=[])
+ap.add_argument("--cells", nargs="*", default=[])
+ap.add_argument("--cell-fails", action="append", default=[])
+ap.add_argument("--series", default="00000000000000a1")
+ap.add_argument("--no-logs", action="store_true")
+a = ap.parse_args()
+
+n = a.runs
+fail = {}  # run -> (sig, kind)
+for spec in a.sig:
+    sid, kind, count = spec.split(":")
+    count = int(count)
+    free = [i for i in range(n) if i not in fail]
+    for j in range(count):
+        fail[free[int((j + 0.5) * len(free) / count)]] = (sid, kind)
+cells = a.cells
+for spec in a.cell_fails:
+    cell, count = spec.rsplit(":", 1)
+    count = int(count)
+    ci = cells.index(cell)
+    runs = [i for i in range(n) if i % len(cells) == ci and i not in fail]
+    for j in range(count):
+        fail[runs[int((j + 0.5) * len(runs) / count)]] = ("c311fa11", "fail")
+
+os.makedirs(os.path.join(a.out, "logs"), exist_ok=True)
+with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
+    f.write(json.dumps({"type": "series", "v": 1, "series": a.series, "jostle": "0.1.0",
+                        "argv": ["./t", "--mode", "gen"], "cwd": "/tmp", "start": "2026-11-29T12:00:00.000Z",
+                        "seed": "0x0000000000000001",
+                        "settings": {"runs": n, "jobs": 2, "timeout_s": 10},
+                        "machine": {"hostname": "gen", "kernel": "6.1.0", "cpus": 2, "loadavg": 0.5, "mem_mb": 4096}},
+                       separators=(",", ":")) + "\n")
+    for i in range(n):
+        sid, kind = fail.get(i, (None, None))
+        outcome = "pass" if sid is None else ("hang" if kind in ("hang", "deadlock", "livelock")
+                                              else "crash" if kind in ("crash", "asan") else "fail")
+        log = None
+        if sid and not a.no_logs:
+            log = "logs/%d.log" % i
+            with open(os.path.join(a.out, log), "w") as lf:
+                lf.write("run %d failed with %s\n" % (i, sid))
+        rec = {"type": "run", "series": a.series, "run": i, "seed": "0x%016x" % (i * 2654435761),
+               "cell": cells[i % len(cells)] if cells else "", "config": {},
+               "outcome": outcome, "exit": 1 if outcome == "fail" else (0 if outcome == "pass" else None),
+               "signal": "SIGSEGV" if outcome == "crash" else None, "core": False,
+               "start": "2026-11-29T12:00:00.000Z", "t": i * 0.05, "wall_s": 10.0 if outcome == "hang" else 0.04 + (i % 10) * 0.01,
+               "user_s": 0.03, "sys_s": 0.01, "maxrss_kb": 4000, "out_bytes": 100, "out_dropped": 0,
+               "sig_id": sid, "sig_kind": kind, "sig_key": None if sid is None else "failure %s" % sid,
+               "key_line": None if sid is None else "failure %s at N" % sid, "frames": [] if sid is None else ["f1", "f2"],
+               "log": log}
+        f.write(json.dumps(rec, separators=(",", ":")) + "\n")
