@@ -66,7 +66,7 @@ int cmd_merge(int argc, char **argv)
 			e == -ENOTEMPTY ? " (OUT must not exist or be empty)" : "");
 		return EXIT_USAGE;
 	}
-	e = report_write_dir(out);
+	e = report_write_dir(out, true);
 	if (e < 0)
 		fprintf(stderr, "jostle: merge: cannot write the reports in '%s': %s\n", out, strerror(-e));
 	printf("merged %zu directories into %s: %" PRIu64 " series, %" PRIu64 " runs, %" PRIu64

@@ -23,7 +23,10 @@
 #include "regex.h"
 #include "replay.h"
 #include "series.h"
+#include "matrix.h"
+#include "report.h"
 #include "spawn.h"
+#include "stats.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -35,7 +38,9 @@ static const char usage_text[] =
 "How many:\n"
 "  -n, --runs N           total runs (default: until --time or Ctrl-C)\n"
 "      --time DUR         time budget: 90s, 10m, 1h\n"
-"      --until RULE       stop early: first-failure | failures:K\n"
+"      --until RULE       stop early: first-failure | failures:K | confident:RATE\n"
+"                         (confident: stop when 0 failures bound the rate below\n"
+"                         RATE with 95% confidence, e.g. 0.01 or 1%, or at a failure)\n"
 "  -j, --jobs N           concurrent runs (default: online CPUs)\n"
 "      --timeout DUR      per-run limit; a run past it is a hang (default 10m)\n"
 "      --grace DUR        SIGTERM to SIGKILL delay when ending a run (default 1s)\n"
@@ -48,6 +53,11 @@ static const char usage_text[] =
 "      --seed S           master seed (decimal or 0x hex); each run gets a derived seed\n"
 "      --head SIZE        output bytes kept from the start of each run (default 64K)\n"
 "      --tail SIZE        output bytes kept from the end of each run (default 256K)\n"
+"      --matrix NAME=V1,V2,...\n"
+"                         repeatable: run over the cross product of the values of\n"
+"                         environment variables and of cpus=N (CPUs a run may use);\n"
+"                         runs interleaved evenly over the cells, JOSTLE_CELL set\n"
+"      --no-report        no report.md and report.html in DIR at the end\n"
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
 "Pressure and chaos (any of them without --chaos means --chaos auto):\n"
@@ -73,6 +83,7 @@ enum {
 	OPT_TIME = 256, OPT_UNTIL, OPT_TIMEOUT, OPT_GRACE, OPT_FAIL_ON, OPT_IGNORE,
 	OPT_SIGNATURE, OPT_SEED, OPT_HEAD, OPT_TAIL,
 	OPT_PRESSURE, OPT_REPLAY,   /* pressure.h options, by name */
+	OPT_MATRIX, OPT_NO_REPORT,   /* issue 6 */
 };
 
 static const struct option long_opts[] = {
@@ -95,6 +106,8 @@ static const struct option long_opts[] = {
 	{ "chaos", required_argument, NULL, OPT_PRESSURE },
 	{ "chaos-level", required_argument, NULL, OPT_PRESSURE },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "matrix", required_argument, NULL, OPT_MATRIX },
+	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -133,7 +146,25 @@ static int parse_until(struct run_opts *o, const char *v)
 		o->until = UNTIL_FAILURES;
 		return 0;
 	}
-	return bad("--until '%s' is not a stopping rule; expected first-failure or failures:K", v);
+	if (!strncmp(v, "confident:", 10)) {
+		/* issue 6: a rate as 0.01 or 1% */
+		char *end;
+		errno = 0;
+		double rate = strtod(v + 10, &end);
+		if (end != v + 10 && *end == '%' && end[1] == '\0') {
+			rate /= 100.0;
+			end++;
+		}
+		if (end != v + 10 && !*end && !errno && rate > 0.0 && rate < 1.0) {
+			o->until = UNTIL_CONFIDENT;
+			o->confident_rate = rate;
+			return 0;
+		}
+		return bad("--until '%s': the rate is not a fraction; expected e.g. confident:0.01 "
+			   "or confident:1%%", v);
+	}
+	return bad("--until '%s' is not a stopping rule; expected first-failure, failures:K "
+		   "or confident:RATE", v);
 }
 
 static int mkdir_p(const char *path)
@@ -207,6 +238,10 @@ static void opts_release(struct run_opts *o)
 	regex_free(o->fail_on);
 	regex_free(o->ignore);
 	regex_free(o->sig_re);
+	if (o->matrix) {
+		matrix_release(o->matrix);
+		free(o->matrix);
+	}
 }
 
 int cmd_run(int argc, char **argv)
@@ -294,6 +329,19 @@ int cmd_run(int argc, char **argv)
 			else
 				o.tail_cap = (size_t)u;
 			break;
+		case OPT_MATRIX: {
+			char err[512];
+			if (!o.matrix) {
+				o.matrix = xmalloc(sizeof(*o.matrix));
+				*o.matrix = (struct matrix)MATRIX_INIT;
+			}
+			if (matrix_add(o.matrix, optarg, err, sizeof(err)) < 0)
+				rc = bad("%s", err);
+			break;
+		}
+		case OPT_NO_REPORT:
+			o.no_report = true;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -333,6 +381,20 @@ int cmd_run(int argc, char **argv)
 	}
 	if (rc == 0 && !seed_set && getrandom(&o.seed, sizeof(o.seed), 0) != (ssize_t)sizeof(o.seed))
 		o.seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
+	if (rc == 0 && o.matrix && matrix_cpus(o.matrix, 0) && (o.pressure.any || replay))
+		rc = bad("--matrix cpus=... cannot be combined with --cpus, --cpu-quota, --noise, "
+			 "--chaos or --replay yet; use an environment axis, or --cpus for the series");
+	if (rc == 0 && o.until == UNTIL_CONFIDENT) {
+		/* Zero failures bound the rate by 1 - 0.05^(1/n), a function of n
+		 * alone: plan exactly the runs that reach RATE (README, "Stopping
+		 * when confident"). */
+		uint64_t need = stats_runs_for_confidence(o.confident_rate, REPORT_ALPHA);
+		if (!o.runs || o.runs > need)
+			o.runs = need;
+		else
+			fprintf(stderr, "jostle: warning: --runs %" PRIu64 " is fewer than the %" PRIu64
+				" clean runs --until %s needs\n", o.runs, need, o.until_text);
+	}
 	if (rc == 0)
 		rc = prepare_out(&o, out);
 	if (rc) {

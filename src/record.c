@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "jsonw.h"
 #include "machine.h"
+#include "matrix.h"
 #include "record.h"
 #include "regex.h"
 #include "banned.h"
@@ -74,6 +75,28 @@ void record_series(struct dbuf *b, const char *series_id, const struct run_opts 
 	jsonw_kstr(b, "signature", o->sig_re ? regex_pattern(o->sig_re) : NULL);
 	if (o->settings_extra)
 		dbuf_adds(b, o->settings_extra);
+	if (o->matrix) {   /* issue 6 */
+		C(b);
+		jsonw_key(b, "matrix");
+		dbuf_addc(b, '[');
+		for (size_t a = 0; a < o->matrix->nr; a++) {
+			const struct matrix_axis *ax = &o->matrix->axes[a];
+			if (a)
+				C(b);
+			dbuf_adds(b, "{");
+			jsonw_kstr(b, "name", ax->name);
+			C(b);
+			jsonw_key(b, "values");
+			dbuf_addc(b, '[');
+			for (size_t v = 0; v < ax->values.nr; v++) {
+				if (v)
+					C(b);
+				jsonw_string(b, ax->values.v[v], strlen(ax->values.v[v]));
+			}
+			dbuf_adds(b, "]}");
+		}
+		dbuf_addc(b, ']');
+	}
 	dbuf_addc(b, '}');
 	C(b);
 	jsonw_key(b, "machine");
@@ -101,10 +124,13 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	C(b);
 	jsonw_kstr(b, "seed", seed);
 	C(b);
-	jsonw_kstr(b, "cell", "");
+	jsonw_kstr(b, "cell", r->cell ? r->cell : "");
 	C(b);
 	dbuf_adds(b, "\"config\":");
-	dbuf_adds(b, r->config_json ? r->config_json : "{}");
+	if (r->cell_cpus && (!r->config_json || !strcmp(r->config_json, "{}")))
+		dbuf_addf(b, "{\"cpus\":\"%s\"}", r->cell_cpus);   /* issue 6: cpus= axis */
+	else
+		dbuf_adds(b, r->config_json ? r->config_json : "{}");
 	C(b);
 	jsonw_kstr(b, "outcome", outcome_name(r->outcome));
 	C(b);
@@ -181,4 +207,20 @@ int record_write(int fd, const struct dbuf *b)
 		left -= (size_t)w;
 	}
 	return 0;
+}
+
+void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
+		double elapsed_s)
+{
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "type", "end");
+	C(b);
+	jsonw_kstr(b, "series", series_id);
+	C(b);
+	jsonw_kstr(b, "stop", stop);
+	C(b);
+	jsonw_kbool(b, "interrupted", interrupted);
+	C(b);
+	jsonw_kdbl(b, "elapsed_s", elapsed_s);
+	dbuf_adds(b, "}\n");
 }

@@ -7,6 +7,7 @@
 #ifndef JOSTLE_RECORD_H
 #define JOSTLE_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "capture.h"
@@ -19,6 +20,9 @@ void record_series(struct dbuf *b, const char *series_id, const struct run_opts 
 /* The "run" line of a classified run; log is relative to the results dir or NULL. */
 void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 		int64_t series_start_mono, const struct capture *cap, const char *log);
+/* The "end" line of a series (issue 6): why it stopped, for the reports. */
+void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
+		double elapsed_s);
 /* Append b to fd with one write (retried on EINTR/short writes). 0 or -1/errno. */
 int record_write(int fd, const struct dbuf *b);
 

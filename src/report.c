@@ -75,7 +75,7 @@ out:
 	return err;
 }
 
-int report_write_dir(const char *dir)
+int report_write_dir(const char *dir, bool md_html)
 {
 	static const char *const which[] = { "json", "md", "html" };
 	struct results r;
@@ -86,7 +86,7 @@ int report_write_dir(const char *dir)
 		return err;
 	}
 	results_finish(&r);
-	for (size_t i = 0; i < sizeof(which) / sizeof(which[0]); i++) {
+	for (size_t i = 0; i < (md_html ? sizeof(which) / sizeof(which[0]) : 1); i++) {
 		const struct report_format *f = report_format_find(which[i]);
 		char *path = xasprintf("%s/%s", dir, f->file);
 		int e = report_write_file(&r, f, path);
@@ -96,6 +96,21 @@ int report_write_dir(const char *dir)
 	}
 	results_release(&r);
 	return err;
+}
+
+void report_print_matrix(FILE *f, const char *dir)
+{
+	struct results r;
+	results_init(&r);
+	if (results_load_dir(&r, dir) == 0) {
+		results_finish(&r);
+		struct dbuf b;
+		dbuf_init(&b, REPORT_CAP);
+		report_text_matrix(&b, &r);
+		fwrite(dbuf_str(&b), 1, b.len, f);
+		dbuf_release(&b);
+	}
+	results_release(&r);
 }
 
 void report_pct(char *buf, size_t len, double p)
@@ -204,7 +219,7 @@ void report_machine(struct dbuf *b, const struct results_series *s)
 	if (s->cpus >= 0)
 		dbuf_addf(b, ", %" PRId64 " CPUs", s->cpus);
 	if (s->kernel)
-		dbuf_addf(b, ", Linux %s", s->kernel);
+		dbuf_addf(b, ", %s%s", strncmp(s->kernel, "Linux", 5) ? "Linux " : "", s->kernel);
 	if (s->loadavg >= 0)
 		dbuf_addf(b, ", load %.2f", s->loadavg);
 	if (s->mem_mb >= 0)
@@ -327,24 +342,29 @@ void report_diag_line(char *buf, size_t len, const struct results_sig *s)
 
 void report_cells(const struct results *r, struct report_cell *cells)
 {
+	report_groups(r->cells, r->cells_nr, cells);
+}
+
+void report_groups(const struct results_group *groups, size_t n, struct report_cell *cells)
+{
 	uint64_t all_runs = 0, all_fails = 0;
-	for (size_t i = 0; i < r->cells_nr; i++) {
-		all_runs += r->cells[i].runs;
-		all_fails += r->cells[i].fails;
+	for (size_t i = 0; i < n; i++) {
+		all_runs += groups[i].runs;
+		all_fails += groups[i].fails;
 	}
-	double alpha = r->cells_nr ? REPORT_ALPHA / (double)r->cells_nr : REPORT_ALPHA;
-	for (size_t i = 0; i < r->cells_nr; i++) {
-		const struct results_group *g = &r->cells[i];
+	double alpha = n ? REPORT_ALPHA / (double)n : REPORT_ALPHA;
+	for (size_t i = 0; i < n; i++) {
+		const struct results_group *g = &groups[i];
 		struct report_cell *c = &cells[i];
 		c->g = g;
 		stats_wilson(g->fails, g->runs, STATS_Z95, &c->lo, &c->hi);
 		uint64_t rest_runs = all_runs - g->runs, rest_fails = all_fails - g->fails;
-		c->p = r->cells_nr > 1 ? stats_fisher2(g->fails, g->runs - g->fails, rest_fails,
+		c->p = n > 1 ? stats_fisher2(g->fails, g->runs - g->fails, rest_fails,
 						       rest_runs - rest_fails) : 1.0;
 		/* marked only when it fails more: one bad cell makes every other
 		 * cell "differ" from a rest that contains it, which says nothing */
 		double rate = g->runs ? (double)g->fails / (double)g->runs : 0.0;
 		double rest = rest_runs ? (double)rest_fails / (double)rest_runs : 0.0;
-		c->differs = r->cells_nr > 1 && c->p < alpha && rate > rest;
+		c->differs = n > 1 && c->p < alpha && rate > rest;
 	}
 }

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dbuf.h"
 #include "results.h"
@@ -36,9 +37,14 @@ const struct report_format *report_format_find(const char *name);
 /* Write fmt's document for r to path (atomically). 0 or -errno. */
 int report_write_file(const struct results *r, const struct report_format *fmt,
 		      const char *path);
-/* Read DIR/runs.jsonl and write summary.json, report.md and report.html
- * into DIR. 0 or -errno (the first error; the other files are still tried). */
-int report_write_dir(const char *dir);
+/* Read DIR/runs.jsonl and write summary.json, and with md_html report.md
+ * and report.html, into DIR. 0 or -errno (the first error; the other files
+ * are still tried). */
+int report_write_dir(const char *dir, bool md_html);
+/* The matrix table of DIR (as in the text report) to f; nothing without cells. */
+void report_print_matrix(FILE *f, const char *dir);
+/* The matrix section of the text report. */
+void report_text_matrix(struct dbuf *out, const struct results *r);
 
 /* The writers, one per report_*.c. */
 int report_text(struct dbuf *out, const struct results *r);
@@ -87,5 +93,7 @@ struct report_cell {
 };
 /* Fills cells[r->cells_nr] (caller allocates). */
 void report_cells(const struct results *r, struct report_cell *cells);
+/* The same for any groups (matrix cells, chaos arms): out[n]. */
+void report_groups(const struct results_group *g, size_t n, struct report_cell *out);
 
 #endif

@@ -417,6 +417,38 @@ static void heat_map(struct dbuf *b, const struct results *r)
 	free(cells);
 }
 
+static void groups_table(struct dbuf *b, const struct results_group *g, size_t n,
+			 const char *what)
+{
+	struct report_cell *cells = xcalloc(n, sizeof(*cells));
+	char pct[32], lo[32], hi[32], p[48];
+	double rmax = 0;
+	report_groups(g, n, cells);
+	for (size_t i = 0; i < n; i++)
+		if (g[i].runs && (double)g[i].fails / (double)g[i].runs > rmax)
+			rmax = (double)g[i].fails / (double)g[i].runs;
+	dbuf_addf(b, "<table><tr><th>%s</th><th>runs</th><th>failed</th><th>rate</th>"
+		     "<th>95%% interval</th><th>vs the others</th></tr>", what);
+	for (size_t i = 0; i < n; i++) {
+		const struct report_cell *c = &cells[i];
+		double rate = c->g->runs ? (double)c->g->fails / (double)c->g->runs : 0;
+		int gb = (int)lround(255 - 190 * (rmax > 0 ? rate / rmax : 0));
+		report_pct(pct, sizeof(pct), rate);
+		report_pct(lo, sizeof(lo), c->lo);
+		report_pct(hi, sizeof(hi), c->hi);
+		report_pval(p, sizeof(p), c->p);
+		dbuf_adds(b, "<tr><td><code>");
+		esc(b, c->g->key);
+		dbuf_addf(b, "</code></td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
+			     "</td><td class=\"n%s\" style=\"background:rgb(255,%d,%d)\">%s</td>"
+			     "<td>%s\xe2\x80\x93%s</td><td>%s%s</td></tr>",
+			  c->g->runs, c->g->fails, c->differs ? " differs" : "", gb, gb, pct, lo, hi,
+			  c->differs ? "fails more, " : "", p);
+	}
+	dbuf_adds(b, "</table>");
+	free(cells);
+}
+
 static void diag_table(struct dbuf *b, const char *json)
 {
 	cJSON *d = json ? cJSON_Parse(json) : NULL;
@@ -583,6 +615,11 @@ int report_html(struct dbuf *b, const struct results *r)
 	if (r->cells_nr) {
 		dbuf_adds(b, "<h2>Matrix</h2><div class=\"panel\" id=\"matrix\">");
 		heat_map(b, r);
+		dbuf_adds(b, "</div>\n");
+	}
+	if (r->arms_nr) {
+		dbuf_adds(b, "<h2>Conditions</h2><div class=\"panel\" id=\"arms\">");
+		groups_table(b, r->arms, r->arms_nr, "chaos configuration");
 		dbuf_adds(b, "</div>\n");
 	}
 	if (nsig) {

@@ -104,13 +104,15 @@ static void sig_obj(struct dbuf *b, const struct results *r, const struct result
 	dbuf_addc(b, ',');
 	rate_members(b, s->count, r->totals.counted);
 	dbuf_addc(b, ',');
-	jsonw_kint(b, "first_run", s->first_run);
+	jsonw_kint(b, "first", s->first_run);
 	dbuf_addc(b, ',');
-	jsonw_kint(b, "last_run", s->last_run);
+	jsonw_kint(b, "last", s->last_run);
 	dbuf_addc(b, ',');
 	jsonw_kdbl(b, "first_t", s->first_t);
 	dbuf_addc(b, ',');
 	jsonw_kdbl(b, "last_t", s->last_t);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "log", s->log);
 	dbuf_addc(b, ',');
 	jsonw_key(b, "example");
 	dbuf_addc(b, '{');
@@ -140,7 +142,20 @@ int report_json(struct dbuf *b, const struct results *r)
 	dbuf_addc(b, ',');
 	jsonw_kstr(b, "jostle", JOSTLE_VERSION);
 	dbuf_addc(b, ',');
-	jsonw_key(b, "series");
+	/* the last series that has an end line says how the series ended */
+	const struct results_series *last = NULL;
+	for (size_t i = 0; i < r->series_nr; i++)
+		if (r->series[i].ended)
+			last = &r->series[i];
+	jsonw_kstr(b, "series", r->series_nr ? r->series[0].id : NULL);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "stop", last ? last->stop : NULL);
+	dbuf_addc(b, ',');
+	jsonw_kbool(b, "interrupted", last && last->interrupted);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "elapsed_s", last && last->elapsed_s >= 0 ? last->elapsed_s : NAN);
+	dbuf_addc(b, ',');
+	jsonw_key(b, "series_list");
 	dbuf_addc(b, '[');
 	for (size_t i = 0; i < r->series_nr; i++) {
 		if (i)
@@ -154,14 +169,10 @@ int report_json(struct dbuf *b, const struct results *r)
 	dbuf_addc(b, ',');
 	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored" };
 	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored };
-	jsonw_key(b, "outcomes");
-	dbuf_addc(b, '{');
 	for (size_t i = 0; i < 5; i++) {
-		if (i)
-			dbuf_addc(b, ',');
 		jsonw_kuint(b, names[i], vals[i]);
+		dbuf_addc(b, ',');
 	}
-	dbuf_adds(b, "},");
 	jsonw_kuint(b, "records", t->records);
 	dbuf_addc(b, ',');
 	jsonw_kuint(b, "bad_lines", t->bad_lines);
@@ -169,6 +180,8 @@ int report_json(struct dbuf *b, const struct results *r)
 	rate_members(b, t->failures, t->counted);
 	dbuf_addc(b, ',');
 	jsonw_kdbl(b, "upper95", stats_cp_upper(t->failures, t->counted, REPORT_ALPHA));
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "bound", t->counted && !t->failures ? stats_cp_upper0(t->counted, REPORT_ALPHA) : NAN);
 	dbuf_addc(b, ',');
 	jsonw_kbool(b, "clean", t->counted > 0 && t->failures == 0);
 	dbuf_addc(b, ',');
@@ -226,6 +239,30 @@ int report_json(struct dbuf *b, const struct results *r)
 		rate_members(b, g->fails, g->runs);
 		dbuf_addc(b, '}');
 	}
+	dbuf_adds(b, "],");
+	jsonw_key(b, "arms");
+	dbuf_addc(b, '[');
+	struct report_cell *arms = xcalloc(r->arms_nr + 1, sizeof(*arms));
+	report_groups(r->arms, r->arms_nr, arms);
+	for (size_t i = 0; i < r->arms_nr; i++) {
+		const struct report_cell *c = &arms[i];
+		if (i)
+			dbuf_addc(b, ',');
+		dbuf_addc(b, '{');
+		jsonw_kstr(b, "name", c->g->key);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "runs", c->g->runs);
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "fails", c->g->fails);
+		dbuf_addc(b, ',');
+		rate_members(b, c->g->fails, c->g->runs);
+		dbuf_addc(b, ',');
+		jsonw_kdbl(b, "p_vs_rest", c->p);
+		dbuf_addc(b, ',');
+		jsonw_kbool(b, "differs", c->differs);
+		dbuf_addc(b, '}');
+	}
+	free(arms);
 	dbuf_adds(b, "]}\n");
 	return 0;
 }

@@ -176,14 +176,15 @@ static void example(struct dbuf *out, const struct results *r, const struct resu
 	dbuf_adds(out, "</details>\n\n");
 }
 
-static void matrix(struct dbuf *out, const struct results *r)
+static void groups_table(struct dbuf *out, const char *title, const char *what,
+			 const struct results_group *g, size_t n)
 {
-	struct report_cell *cells = xcalloc(r->cells_nr, sizeof(*cells));
+	struct report_cell *cells = xcalloc(n, sizeof(*cells));
 	char a[32], lo[32], hi[32], p[48];
-	report_cells(r, cells);
-	dbuf_adds(out, "### Matrix\n\n| cell | runs | failed | rate | 95% CI | vs the other cells |\n"
-		       "|---|--:|--:|--:|---|---|\n");
-	for (size_t i = 0; i < r->cells_nr; i++) {
+	report_groups(g, n, cells);
+	dbuf_addf(out, "### %s\n\n| %s | runs | failed | rate | 95%% CI | vs the others |\n"
+		       "|---|--:|--:|--:|---|---|\n", title, what);
+	for (size_t i = 0; i < n; i++) {
 		const struct report_cell *c = &cells[i];
 		report_pct(a, sizeof(a), c->g->runs ? (double)c->g->fails / (double)c->g->runs : 0);
 		report_pct(lo, sizeof(lo), c->lo);
@@ -195,9 +196,9 @@ static void matrix(struct dbuf *out, const struct results *r)
 			  c->g->runs, c->g->fails, c->differs ? "**" : "", a, c->differs ? "**" : "",
 			  lo, hi, c->differs ? "**differs** (" : "", p, c->differs ? ")" : "");
 	}
-	dbuf_addf(out, "\nA cell marked **differs** fails significantly more often than all other cells "
-		       "together (two-sided Fisher exact test, Bonferroni correction for %zu cells, "
-		       "family-wise \xce\xb1 = 0.05).\n\n", r->cells_nr);
+	dbuf_addf(out, "\nA %s marked **differs** fails significantly more often than all others "
+		       "together (two-sided Fisher exact test, Bonferroni correction for %zu, "
+		       "family-wise \xce\xb1 = 0.05).\n\n", what, n);
 	free(cells);
 }
 
@@ -242,7 +243,10 @@ int report_md(struct dbuf *out, const struct results *r)
 			example(out, r, &r->sigs[r->sig_order[i]]);
 	}
 	if (r->cells_nr)
-		matrix(out, r);
+		groups_table(out, "Matrix", "cell", r->cells, r->cells_nr);
+	if (r->arms_nr)
+		groups_table(out, "Conditions (chaos configurations)", "configuration", r->arms,
+			     r->arms_nr);
 	dbuf_addf(out, "<sub>jostle %s report, computed from runs.jsonl", JOSTLE_VERSION);
 	if (t->bad_lines)
 		dbuf_addf(out, " (%" PRIu64 " unreadable lines skipped)", t->bad_lines);

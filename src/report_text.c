@@ -80,23 +80,36 @@ int report_text(struct dbuf *out, const struct results *r)
 			}
 		}
 	}
-	if (r->cells_nr) {
-		struct report_cell *cells = xcalloc(r->cells_nr, sizeof(*cells));
-		report_cells(r, cells);
-		dbuf_addf(out, "\n%-30s %7s %7s  %-30s %s\n", "matrix cell", "runs", "failed",
-			  "rate", "vs the other cells");
-		for (size_t i = 0; i < r->cells_nr; i++) {
-			const struct report_cell *c = &cells[i];
-			char p[48];
-			report_rate(line, sizeof(line), c->g->fails, c->g->runs);
-			report_pval(p, sizeof(p), c->p);
-			dbuf_adds(out, "");
-			add_clean(out, c->g->key, 60);
-			dbuf_addf(out, "%*s %7" PRIu64 " %7" PRIu64 "  %-32s %s%s\n",
-				  (int)(strlen(c->g->key) < 30 ? 30 - strlen(c->g->key) : 0), "",
-				  c->g->runs, c->g->fails, line, c->differs ? "DIFFERS, " : "", p);
-		}
-		free(cells);
-	}
+	report_text_matrix(out, r);
 	return 0;
+}
+
+static void text_groups(struct dbuf *out, const char *title, const struct results_group *g,
+			size_t n)
+{
+	char line[256];
+	if (!n)
+		return;
+	struct report_cell *cells = xcalloc(n, sizeof(*cells));
+	report_groups(g, n, cells);
+	dbuf_addf(out, "\n%-30s %7s %7s  %-30s %s\n", title, "runs", "failed",
+		  "rate", "vs the others (Fisher, Bonferroni)");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_cell *c = &cells[i];
+		char p[48];
+		size_t klen = strlen(c->g->key);
+		report_rate(line, sizeof(line), c->g->fails, c->g->runs);
+		report_pval(p, sizeof(p), c->p);
+		add_clean(out, c->g->key, 60);
+		dbuf_addf(out, "%*s %7" PRIu64 " %7" PRIu64 "  %-32s %s%s\n",
+			  (int)(klen < 30 ? 30 - klen : 0), "",
+			  c->g->runs, c->g->fails, line, c->differs ? "FAILS MORE, " : "", p);
+	}
+	free(cells);
+}
+
+void report_text_matrix(struct dbuf *out, const struct results *r)
+{
+	text_groups(out, "matrix cell", r->cells, r->cells_nr);
+	text_groups(out, "chaos configuration", r->arms, r->arms_nr);
 }

@@ -318,6 +318,13 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 		g->fails += fail;
 	}
 	const cJSON *config = cJSON_GetObjectItemCaseSensitive(o, "config");
+	const cJSON *arm = cJSON_GetObjectItemCaseSensitive(config, "arm");
+	if (cJSON_IsString(arm) && *arm->valuestring) {
+		struct results_group *g = group_get(&r->arm_map, &r->arms, &r->arms_nr,
+						    &r->arms_alloc, arm->valuestring);
+		g->runs++;
+		g->fails += fail;
+	}
 	if (cJSON_IsObject(config) && config->child) {
 		char *text = cJSON_PrintUnformatted(config);
 		if (text) {
@@ -456,6 +463,9 @@ void results_finish(struct results *r)
 	/* the maps point into these arrays: drop them before sorting */
 	strmap_release(&r->cell_map);
 	strmap_release(&r->config_map);
+	strmap_release(&r->arm_map);
+	if (r->arms_nr)
+		qsort(r->arms, r->arms_nr, sizeof(*r->arms), group_cmp);
 	if (r->cells_nr)
 		qsort(r->cells, r->cells_nr, sizeof(*r->cells), group_cmp);
 	if (r->configs_nr)
@@ -498,11 +508,15 @@ void results_release(struct results *r)
 	for (size_t i = 0; i < r->configs_nr; i++)
 		free(r->configs[i].key);
 	free(r->configs);
+	for (size_t i = 0; i < r->arms_nr; i++)
+		free(r->arms[i].key);
+	free(r->arms);
 	free(r->points);
 	strmap_release(&r->sig_map);
 	strmap_release(&r->cell_map);
 	strmap_release(&r->config_map);
 	strmap_release(&r->series_map);
+	strmap_release(&r->arm_map);
 	strvec_release(&r->dirs);
 	results_init(r);
 }

@@ -107,8 +107,8 @@ struct results {
 	struct results_sig *sigs;
 	size_t sigs_nr, sigs_alloc;
 	size_t *sig_order;    /* after results_finish: by count, descending */
-	struct results_group *cells, *configs;
-	size_t cells_nr, cells_alloc, configs_nr, configs_alloc;
+	struct results_group *cells, *configs, *arms;   /* arms: by config.arm */
+	size_t cells_nr, cells_alloc, configs_nr, configs_alloc, arms_nr, arms_alloc;
 	struct results_point *points;
 	size_t points_nr, points_alloc;
 	bool points_truncated;
@@ -116,7 +116,7 @@ struct results {
 	struct results_hist by_index, by_time;
 	uint64_t dur_pass[RESULTS_DUR_BINS], dur_fail[RESULTS_DUR_BINS],
 		 dur_hang[RESULTS_DUR_BINS];
-	struct strmap sig_map, cell_map, config_map, series_map;
+	struct strmap sig_map, cell_map, config_map, series_map, arm_map;
 };
 
 void results_init(struct results *r);

@@ -27,15 +27,19 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cpuset.h"
 #include "jsonw.h"
 #include "machine.h"
+#include "matrix.h"
 #include "progress.h"
 #include "record.h"
 #include "reap.h"
 #include "regex.h"
+#include "report.h"
 #include "rng.h"
 #include "series.h"
 #include "spawn.h"
+#include "stats.h"
 #include "summary.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -84,7 +88,82 @@ struct series {
 	struct dbuf line;           /* scratch: one record */
 	struct pressure pr;         /* pressure and chaos (pressure.h) */
 	char *settings_extra;       /* owned: pressure's "settings" members */
+	/* --matrix (issue 6): one label, environment and CPU set per cell */
+	struct cell_plan *cells;
 };
+
+/* ---- matrix cells (issue 6) ----------------------------------------- */
+
+struct cell_plan {
+	char label[512];
+	struct strvec env;          /* the whole environment of a run in this cell */
+	cpu_set_t cpus;
+	unsigned ncpus;             /* 0: no cpus axis, inherit */
+	char cpu_list[256];         /* the same as a list, "0-1" */
+};
+
+/* The first n CPUs we may run on, as a mask and as a list. */
+static unsigned first_cpus(unsigned n, cpu_set_t *out, char *list, size_t len)
+{
+	struct cpuset avail, first;
+	CPU_ZERO(out);
+	list[0] = '\0';
+	if (cpuset_available(&avail) < 0)
+		return 0;
+	cpuset_first(&avail, (int)n, &first);
+	cpuset_to_mask(&first, out);
+	cpuset_format(&first, list, len);
+	return (unsigned)CPU_COUNT(out);
+}
+
+static void cells_build(struct series *s)
+{
+	const struct matrix *m = s->o->matrix;
+	if (!m)
+		return;
+	s->cells = xcalloc(m->cells, sizeof(*s->cells));
+	for (size_t c = 0; c < m->cells; c++) {
+		struct cell_plan *p = &s->cells[c];
+		matrix_label(m, c, p->label, sizeof(p->label));
+		unsigned want = matrix_cpus(m, c);
+		if (want)
+			p->ncpus = first_cpus(want, &p->cpus, p->cpu_list, sizeof(p->cpu_list));
+	}
+}
+
+/* Point the run at its cell: returns its environment (base plus the
+ * cell's variables; base itself without a matrix) and sets *aff to the
+ * cell's CPUs when it has a cpus= axis (refused with pressure options). */
+static char *const *cell_for_run(struct series *s, struct run *r, char *const *base,
+				 const cpu_set_t **aff)
+{
+	if (!s->cells)
+		return base;
+	size_t c = matrix_cell(s->o->matrix, r->index);
+	struct cell_plan *p = &s->cells[c];
+	r->cell = p->label;
+	if (p->ncpus) {
+		*aff = &p->cpus;
+		r->cell_cpus = p->cpu_list;
+	}
+	/* copy the environment as it is for this run (its JOSTLE_RUN and
+	 * JOSTLE_SEED slots are set), then apply the cell */
+	strvec_release(&p->env);
+	for (char *const *e = base; *e; e++)
+		strvec_push(&p->env, *e);
+	matrix_env(s->o->matrix, c, &p->env);
+	return p->env.v;
+}
+
+static void cells_release(struct series *s)
+{
+	if (!s->cells)
+		return;
+	for (size_t c = 0; c < s->o->matrix->cells; c++)
+		strvec_release(&s->cells[c].env);
+	free(s->cells);
+	s->cells = NULL;
+}
 
 static void note_stop(struct series *s, const char *why)
 {
@@ -182,6 +261,8 @@ static int launch(struct series *s, struct run *r, int64_t now)
 		r->state = RS_FREE;
 		return rc;
 	}
+	/* --matrix (issue 6): the cell's variables on top, its CPUs */
+	envp = cell_for_run(s, r, envp, &affinity);
 	struct spawn_req req = {
 		.path = s->o->path,
 		.argv = s->o->argv,
@@ -347,6 +428,8 @@ static void finish(struct series *s, struct run *r, int64_t now)
 			note_stop(s, "first failure");
 		else if (s->o->until == UNTIL_FAILURES && fails >= s->o->until_k)
 			note_stop(s, "failure limit reached");
+		else if (s->o->until == UNTIL_CONFIDENT && fails >= 1)
+			note_stop(s, "a failure appeared before the bound was reached");
 		if (s->stopping)
 			cancel_all(s, now);
 	}
@@ -624,6 +707,43 @@ static void write_summary(struct series *s, double elapsed)
 	dbuf_release(&b);
 }
 
+/* ---- the end of a series (issue 6) ------------------------------------
+ * The "end" line, then summary.json (report_json), report.md and
+ * report.html computed from runs.jsonl by report.c, and the matrix table.
+ * Returns < 0 when the reports could not be written. */
+static int series_reports(struct series *s, double elapsed)
+{
+	const struct run_opts *o = s->o;
+	static char why[160];
+	if (o->until == UNTIL_CONFIDENT && !s->interrupted && !s->start_error &&
+	    summary_failures(&s->sum) == 0) {
+		uint64_t need = stats_runs_for_confidence(o->confident_rate, REPORT_ALPHA);
+		uint64_t clean = s->sum.by_outcome[OUT_PASS];
+		char pct[32];
+		report_pct(pct, sizeof(pct), o->confident_rate);
+		if (clean >= need)
+			snprintf(why, sizeof(why), "confident: 0 of %" PRIu64 " failed, failure rate "
+				 "< %s with 95%% confidence", clean, pct);
+		else
+			snprintf(why, sizeof(why), "%s before the bound reached %s (%" PRIu64 " of %"
+				 PRIu64 " clean runs)", s->stop_reason, pct, clean, need);
+		s->stop_reason = why;
+	}
+	dbuf_reset(&s->line);
+	record_end(&s->line, s->series_id, s->stop_reason, s->interrupted, elapsed);
+	if (record_write(s->jsonl_fd, &s->line) < 0)
+		fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+	int rc = report_write_dir(o->out_dir, !o->no_report);
+	if (rc < 0) {
+		fprintf(stderr, "jostle: cannot write the reports in '%s': %s\n", o->out_dir,
+			strerror(-rc));
+		return rc;
+	}
+	if (o->matrix)
+		report_print_matrix(stderr, o->out_dir);
+	return 0;
+}
+
 int series_run(struct run_opts *o)
 {
 	struct series s;
@@ -678,6 +798,7 @@ int series_run(struct run_opts *o)
 	if (reap_become_subreaper() < 0)
 		fprintf(stderr, "jostle: warning: cannot become a child subreaper; daemonized grandchildren may escape\n");
 	env_build(&s);
+	cells_build(&s);
 
 	s.start_mono = clock_mono_ns();
 	s.start_real = clock_real_ns();
@@ -697,7 +818,8 @@ int series_run(struct run_opts *o)
 	progress_done(&s.prog);
 	double elapsed = (double)(clock_mono_ns() - s.start_mono) / 1e9;
 	summary_sort(&s.sum);
-	write_summary(&s, elapsed);
+	if (series_reports(&s, elapsed) < 0)
+		write_summary(&s, elapsed);
 	int status;
 	if (s.start_error) {
 		fprintf(stderr, "jostle: cannot start '%s': %s\n", o->argv[0], strerror(-s.start_error));
@@ -721,6 +843,7 @@ int series_run(struct run_opts *o)
 	close(s.devnull);
 	strvec_release(&s.env);
 	summary_release(&s.sum);
+	cells_release(&s);
 	dbuf_release(&s.text);
 	dbuf_release(&s.line);
 	o->settings_extra = NULL;

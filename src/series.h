@@ -21,11 +21,13 @@
 #include "strvec.h"
 
 struct regex;
+struct matrix;
 
 enum until_rule {
 	UNTIL_NONE,
 	UNTIL_FIRST_FAILURE,
 	UNTIL_FAILURES,       /* until_k failures */
+	UNTIL_CONFIDENT,      /* report.c: runs planned so 0 failures bound the rate below confident_rate */
 };
 
 /* Everything `jostle run` was asked to do. Filled by cli_run.c. */
@@ -49,6 +51,10 @@ struct run_opts {
 	size_t head_cap, tail_cap;
 	struct pressure_opts pressure;  /* --cpus, --noise, --chaos, ... (pressure.h) */
 	const char *settings_extra;     /* borrowed: JSON members appended to "settings" */
+	/* ---- reports and matrix (issue 6) ---- */
+	double confident_rate;   /* --until confident:RATE */
+	struct matrix *matrix;   /* owned, or NULL without --matrix */
+	bool no_report;          /* --no-report: no report.md/html at the end */
 };
 
 enum outcome {
@@ -90,6 +96,8 @@ struct run {
 	struct capture cap;
 	/* results, filled when the run is classified */
 	enum outcome outcome;
+	const char *cell;         /* borrowed: matrix cell label, or NULL */
+	const char *cell_cpus;    /* borrowed: the cell's CPU list ("0-1"), or NULL */
 	struct signature sig;
 	char *diag_json;          /* owned: a JSON object for the record's "diag", or NULL */
 };

@@ -2,7 +2,7 @@
 # jostle compare on generated results with known answers (counts, Fisher p
 # from SciPy, sample sizes from tests/unit/test_stats.c) and its exit status.
 . "$(dirname "$0")/../lib.sh"
-G="/usr/bin/python3 $(dirname "$0")/../gen_runs.py"
+G="/usr/bin/python3 $ROOT/tests/gen_runs.py"
 
 $G "$TMP/b37" --runs 600 --sig aaaa0001:fail:30 --sig bbbb0002:crash:7
 $G "$TMP/a0" --runs 600

@@ -5,7 +5,7 @@
 # <img onerror>, invalid UTF-8, NUL bytes, a 1 MB line) stays inert text,
 # and a screenshot is saved to $BUILD/test-artifacts/report.png.
 . "$(dirname "$0")/../lib.sh"
-DATA=$(cd "$(dirname "$0")/../data" && pwd)
+DATA=$ROOT/tests/data
 
 cp -r "$DATA/small" "$TMP/h"
 /usr/bin/python3 - "$TMP/h" <<'PY'

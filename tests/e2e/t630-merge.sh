@@ -2,8 +2,8 @@
 # jostle merge: series and runs of every input, logs and stacks copied under
 # names that cannot collide, references rewritten, reports written.
 . "$(dirname "$0")/../lib.sh"
-DATA=$(cd "$(dirname "$0")/../data" && pwd)
-G="/usr/bin/python3 $(dirname "$0")/../gen_runs.py"
+DATA=$ROOT/tests/data
+G="/usr/bin/python3 $ROOT/tests/gen_runs.py"
 
 $G "$TMP/a" --runs 200 --sig aaaa0001:fail:4 --series 00000000000000aa
 $G "$TMP/b" --runs 300 --sig aaaa0001:fail:2 --sig cccc0003:hang:1 --series 00000000000000bb
@@ -12,7 +12,7 @@ check_eq "merge exits 0" "$rc" 0
 check "merge says what it did" grep -q "^merged 3 directories into $TMP/all: 3 series, 512 runs" <<<"$out"
 check_eq "three series lines" "$(grep -c '"type":"series"' "$TMP/all/runs.jsonl")" 3
 check_eq "every run kept" "$(grep -c '"type":"run"' "$TMP/all/runs.jsonl")" 512
-check_eq "summary: counted runs and failures" "$(json "$TMP/all/summary.json" '(d["runs"], d["failures"], len(d["series"]))')" "(511, 12, 3)"
+check_eq "summary: counted runs and failures" "$(json "$TMP/all/summary.json" '(d["runs"], d["failures"], len(d["series_list"]))')" "(511, 12, 3)"
 check_eq "summary: a signature seen on two machines" "$(json "$TMP/all/summary.json" '[s["count"] for s in d["signatures"] if s["id"] == "aaaa0001"]')" "[6]"
 check_eq "log references rewritten without collisions" \
 	"$(json "$TMP/all/runs.jsonl" 'len(set(r["log"] for r in rows if r.get("log")))')" \
