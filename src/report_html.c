@@ -47,7 +47,7 @@ static const char css[] =
 	".meta{color:var(--muted);margin:2px 0}.meta code{color:var(--fg);word-break:break-all}"
 	".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:12px;margin:18px 0}"
 	".card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px 14px}"
-	".card b{display:block;font-size:22px}.card span{color:var(--muted);font-size:12px}"
+	".card b{display:block;font-size:22px;white-space:nowrap}.card b.s{font-size:17px;line-height:26px}.card span{color:var(--muted);font-size:12px}"
 	".proof{grid-column:1/-1;font-size:16px;font-weight:600;border-left:6px solid var(--bad)}"
 	".proof.clean{border-left-color:var(--good)}"
 	".panel{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px;overflow:auto}"
@@ -97,7 +97,8 @@ static void fmt_num(char *buf, size_t len, double v)
 
 static void card(struct dbuf *b, const char *value, const char *label)
 {
-	dbuf_addf(b, "<div class=\"card\"><b>%s</b><span>%s</span></div>", value, label);
+	dbuf_addf(b, "<div class=\"card\"><b%s>%s</b><span>%s</span></div>",
+		  strlen(value) > 9 ? " class=\"s\"" : "", value, label);
 }
 
 static void cards(struct dbuf *b, const struct results *r)
@@ -148,7 +149,8 @@ static void chart_over(struct dbuf *b, const struct results *r, const struct res
 	for (int i = 0; i < nb; i++)
 		if (h->fails[i] > fpeak)
 			fpeak = h->fails[i];
-	double ystep = nice_step((double)fpeak, 4), ytop = ceil((double)fpeak / ystep) * ystep;
+	double ystep = fmax(1.0, nice_step((double)fpeak, 4));   /* counts: whole steps */
+	double ytop = ceil((double)fpeak / ystep) * ystep;
 	dbuf_addf(b, "<svg viewBox=\"0 0 %g %g\" width=\"%g\" role=\"img\" aria-label=\"failures over %s\">",
 		  W, H, W, time ? "time" : "run index");
 	char num[32];
@@ -278,7 +280,7 @@ static void chart_durations(struct dbuf *b, const struct results *r)
 	if (last >= RESULTS_DUR_BINS)
 		last = RESULTS_DUR_BINS - 1;
 	int nb = last - first + 1;
-	double bw = (x1 - x0) / nb, ystep = nice_step((double)ymax, 4);
+	double bw = (x1 - x0) / nb, ystep = fmax(1.0, nice_step((double)ymax, 4));
 	double ytop = ceil((double)ymax / ystep) * ystep;
 	char num[32];
 	dbuf_addf(b, "<svg viewBox=\"0 0 %g %g\" width=\"%g\" role=\"img\" aria-label=\"run durations\">",
