@@ -4,8 +4,9 @@
  *
  * Everything taken from a log (keys, lines, test names, group values,
  * paths) is untrusted: JSON strings go through jsonw (escaped, invalid UTF-8
- * replaced), Markdown cells have pipes and backticks neutralized, HTML is
- * entity-escaped. The HTML page is self-contained: inline CSS, no script,
+ * replaced); text, HTML and the Markdown key go through escape.h, the run
+ * report's helpers (repaired UTF-8, entities, code spans); other Markdown
+ * cells have pipes, backticks and markup neutralized. The HTML page is self-contained: inline CSS, no script,
  * no external resource.
  */
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "dbuf.h"
+#include "escape.h"
 #include "jsonw.h"
 #include "survey.h"
 #include "timestamp.h"
@@ -38,11 +40,17 @@ static void when(int64_t t, char *buf, size_t len)
 	}
 }
 
-/* Bytes safe for a terminal: control characters become '?'. */
+/* Text for a terminal: invalid UTF-8 and control characters repaired (escape.h). */
 static void put_text(FILE *f, const char *s)
 {
-	for (; *s; s++)
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+	struct dbuf b;
+	dbuf_init(&b, (size_t)1 << 24);
+	escape_text(&b, s, strlen(s));
+	for (size_t i = 0; i < b.len; i++)
+		if (b.buf[i] == '\n' || b.buf[i] == '\t')
+			b.buf[i] = ' ';
+	fwrite(dbuf_str(&b), 1, b.len, f);
+	dbuf_release(&b);
 }
 
 /* "v1 (3), v2 (1)" of the top n entries of a counter. */
@@ -282,7 +290,9 @@ static void write_md(const struct survey *sv, FILE *f)
 		when(s->first, a, sizeof(a));
 		when(s->last, e, sizeof(e));
 		fprintf(f, "| %zu | `%s` ", i + 1, s->id);
-		md_cell(f, s->key);
+		dbuf_reset(&b);
+		escape_md_code(&b, s->key, strlen(s->key), true);
+		fwrite(dbuf_str(&b), 1, b.len, f);
 		for (size_t k = 0; k < s->frames.nr; k++) {
 			fputs(k ? " < " : " @ ", f);
 			md_cell(f, s->frames.v[k]);
@@ -350,19 +360,14 @@ static void write_md(const struct survey *sv, FILE *f)
 
 /* ---- HTML ----------------------------------------------------------- */
 
+/* HTML text from a log: the run report's escaping (escape.h). */
 static void html(FILE *f, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-		}
-	}
+	struct dbuf b;
+	dbuf_init(&b, (size_t)1 << 24);
+	escape_html(&b, s, strlen(s));
+	fwrite(dbuf_str(&b), 1, b.len, f);
+	dbuf_release(&b);
 }
 
 /* A counter as a table cell, one "value (n)" per line. */
