@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The same failure gets the same signature id from `jostle run` (its runs.jsonl)
-# and from `jostle survey` over the run's kept log.
+# The same failure gets the same signature id from `jostle run` (its runs.jsonl),
+# from `jostle survey` over the run's kept log, and from `jostle explain`.
 . "$(dirname "$0")/../lib.sh"
 
 same_id() { # DESCRIPTION SCRIPT
@@ -33,3 +33,11 @@ echo "    #0 0x55d1c0 in on_task_complete /src/orch.c:120:5"
 exit 1'
 same_id "Go panic" 'printf "panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\nmain.drain(0xc000010000)\n\t/src/main.go:9 +0x1d\n"
 exit 2'
+
+# jostle explain (the crash parser on a whole log) agrees with the survey.
+for f in native/asan.log native/tsan.log "sim/st-sim-a2a3 (ubuntu-latest, 3.10) run 2723.txt"; do
+	"$JOSTLE" explain --format json "$ROOT/tests/data/survey/$f" > "$TMP/e.json" 2>/dev/null
+	"$JOSTLE" survey --format json "$ROOT/tests/data/survey/$f" > "$TMP/s.json" 2>/dev/null
+	check_eq "explain and survey: same id for $(basename "$f")" "$(json "$TMP/e.json" 'd["sig_id"]')" \
+		"$(json "$TMP/s.json" 'd["signatures"][0]["id"]')"
+done
