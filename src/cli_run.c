@@ -379,6 +379,8 @@ int cmd_run(int argc, char **argv)
 		if (!o.runs && !o.time_ns)
 			o.runs = 10;
 	}
+	if (rc == 0)
+		o.jobs = pressure_jobs(&o.pressure, o.jobs, jobs_set);
 	if (rc == 0 && !seed_set && getrandom(&o.seed, sizeof(o.seed), 0) != (ssize_t)sizeof(o.seed))
 		o.seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
 	if (rc == 0 && o.matrix && matrix_cpus(o.matrix, 0) && (o.pressure.any || replay))

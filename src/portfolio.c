@@ -58,12 +58,13 @@ void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg)
 	p->explored = 1;
 }
 
-void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs,
+void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs,
 			 const struct portfolio_fixed *fixed)
 {
 	static const struct pconfig table[] = {
 		{ .name = "plain" },
 		{ .name = "serial", .jobs = 1 },
+		{ .name = "crowd", .jobs = -1 },          /* max_jobs at once */
 		{ .name = "oversub", .ncpus = 1 },
 		{ .name = "noise", .noise = true },
 		{ .name = "threads", .chaos = CHAOS_THREADS, .intensity = 1 },
@@ -87,6 +88,9 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 			continue;      /* "oversub" is "plain" on one CPU */
 		if (jobs <= 1 && c.jobs == 1)
 			continue;      /* "serial" is "plain" at -j 1 */
+		if (c.jobs < 0 && max_jobs <= jobs)
+			continue;      /* no room to crowd */
+		c.jobs = c.jobs < 0 ? max_jobs : c.jobs ? c.jobs : jobs;
 		if (fixed->noise && c.noise)
 			continue;
 		if (fixed->chaos && c.chaos != fixed->mode && c.chaos != CHAOS_NONE)
@@ -130,7 +134,8 @@ int portfolio_pick(struct portfolio *p)
 		double mean = (r->wall_s + prior) / (double)(r->runs + 1);
 		double theta = portfolio_beta(&p->rng, 1.0 + (double)r->fails,
 					      1.0 + (double)(r->runs - r->fails));
-		double score = theta / (mean > 1e-3 ? mean : 1e-3);
+		double conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+		double score = theta * conc / (mean > 1e-3 ? mean : 1e-3);
 
 		if (score > best) {
 			best = score;

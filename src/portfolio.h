@@ -7,8 +7,8 @@
  * by a neighbour's chaos). Every arm first gets one stint, in a seeded
  * order; after that each stint goes, with probability PORTFOLIO_FLOOR, to
  * an arm drawn uniformly (no arm starves), else to the arm with the highest
- * sampled failures per second: theta ~ Beta(1 + fails, 1 + passes), divided
- * by the arm's mean run time. The unperturbed arm ("plain") is always in the
+ * sampled failures per second: theta ~ Beta(1 + fails, 1 + passes), times
+ * the arm's concurrency, divided by its mean run time. The unperturbed arm ("plain") is always in the
  * portfolio: on some bugs pressure lowers the failure rate.
  *
  * Pure: no I/O, no clock; the caller passes outcomes and durations in, so
@@ -29,7 +29,7 @@
 struct pconfig {
 	const char *name;      /* static label: "plain", "oversub", "sync-hi", ... */
 	int ncpus;             /* CPUs of the run's set; 0: all of the series' set */
-	int jobs;              /* concurrent runs; 0: the series' -j */
+	int jobs;              /* concurrent runs; 0: the series' -j (set for auto arms) */
 	bool noise;            /* background noise on */
 	enum chaos_mode chaos; /* none, threads, sync or all */
 	int intensity;         /* 0..2 */
@@ -60,8 +60,10 @@ struct portfolio_fixed {
 	enum chaos_mode mode;
 };
 
-/* The default portfolio for a series with ncpus CPUs and -j jobs. */
-void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs,
+/* The default portfolio for a series with ncpus CPUs, `jobs` runs at a time
+ * normally and at most max_jobs (the "crowd" arm, like golang-stress -p 8,
+ * exists when max_jobs > jobs). */
+void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs,
 			 const struct portfolio_fixed *fixed);
 
 /* A portfolio of exactly one arm (explicit options, or a replay). */

@@ -83,6 +83,16 @@ int pressure_option(struct pressure_opts *po, const char *name, const char *val,
 	return -EINVAL;
 }
 
+unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set)
+{
+	bool is_auto = po->any && !po->replay && (!po->chaos_set || po->chaos == CHAOS_AUTO);
+
+	po->base_jobs = jobs;
+	if (is_auto && !jobs_set && jobs <= 1024)
+		return 4 * jobs;
+	return jobs;
+}
+
 static const struct pconfig *arm_cfg(const struct pressure *p, int a)
 {
 	return &p->pf.arm[a].cfg;
@@ -91,8 +101,11 @@ static const struct pconfig *arm_cfg(const struct pressure *p, int a)
 static unsigned arm_jobs(const struct pressure *p, int a)
 {
 	unsigned j = (unsigned)arm_cfg(p, a)->jobs;
+	unsigned base = p->po->base_jobs && p->po->base_jobs < p->jobs ? p->po->base_jobs : p->jobs;
 
-	return j && j < p->jobs ? j : p->jobs;
+	if (!j)
+		return base;
+	return j < p->jobs ? j : p->jobs;
 }
 
 int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, uint64_t seed,
@@ -139,7 +152,8 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 		portfolio_init_one(&p->pf, &c);
 	} else {
 		struct portfolio_fixed fixed = { .cpus = p->restricted, .noise = po->noise_set };
-		portfolio_init_auto(&p->pf, seed, p->avail.n, (int)jobs, &fixed);
+		unsigned base = po->base_jobs && po->base_jobs < jobs ? po->base_jobs : jobs;
+		portfolio_init_auto(&p->pf, seed, p->avail.n, (int)base, (int)jobs, &fixed);
 		p->is_auto = true;
 		if (po->noise_set)
 			for (int a = 0; a < p->pf.n; a++)
@@ -216,7 +230,7 @@ static void new_stint(struct pressure *p)
 	struct cpuset cpus;
 
 	p->arm = portfolio_pick(&p->pf);
-	p->stint_left = p->is_auto ? portfolio_stint(&p->pf, p->arm, (int)p->jobs) : INT_MAX;
+	p->stint_left = p->is_auto ? portfolio_stint(&p->pf, p->arm, (int)arm_jobs(p, p->arm)) : INT_MAX;
 	p->stints++;
 	stint_cpus(p, &cpus);
 	if (had && (p->is_auto || !arm_cfg(p, p->arm)->noise))

@@ -49,6 +49,7 @@ struct pressure_opts {
 	bool chaos_set;
 	enum chaos_mode chaos;       /* --chaos */
 	int intensity;               /* --chaos-level 0..2 (default 1) */
+	unsigned base_jobs;          /* runs at a time outside the "crowd" arm (pressure_jobs) */
 	/* --replay DIR:RUN, filled by replay_load() */
 	bool replay;
 	uint64_t replay_run, replay_seed;
@@ -68,7 +69,13 @@ void pressure_opts_init(struct pressure_opts *po);
 int pressure_option(struct pressure_opts *po, const char *name, const char *val,
 		    char *why, size_t whylen);
 
-#define PRESSURE_MAX_RUNS 4096
+/*
+ * The engine's number of run slots for these options: with `auto` and no
+ * -j, 4x the default, so the portfolio can crowd the CPUs as golang-stress
+ * -p 8 does; every other arm still runs `jobs` at a time. Call once after
+ * the options are parsed.
+ */
+unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set);
 
 struct pressure_run {
 	bool used;

@@ -54,3 +54,9 @@ check_eq "auto: settings say auto" "$(json "$TMP/a/runs.jsonl" 'series[0]["setti
 "$JOSTLE" run -q -n 12 -j 1 --chaos auto --seed 9 -o "$TMP/b1" -- "$M" 20 1 > /dev/null 2>&1
 "$JOSTLE" run -q -n 12 -j 1 --chaos auto --seed 9 -o "$TMP/b2" -- "$M" 20 1 > /dev/null 2>&1
 check_eq "auto: same seed, same configurations" "$(json "$TMP/b1/runs.jsonl" '[r["config"]["arm"] for r in rows]')" "$(json "$TMP/b2/runs.jsonl" '[r["config"]["arm"] for r in rows]')"
+# auto without -j may crowd the CPUs (4 runs per CPU, as golang-stress -p 8
+# does on 2 CPUs); every other arm runs one per CPU
+"$JOSTLE" run -q -n 60 --chaos auto --seed 5 -o "$TMP/c" -- "$M" 20 1 > /dev/null 2>&1
+n=$(nproc)
+check_eq "auto: the crowd arm runs 4 per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "crowd"})')" "[$((4 * n))]"
+check_eq "auto: plain runs one per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "plain"})')" "[$n]"
