@@ -39,7 +39,7 @@ p0=$(measure "$ITERS" LD_PRELOAD="$LIB" JOSTLE_CHAOS_PROB=0)
 printf '%-34s %10s %14s\n' "preload, prob 0 (count only)" "$ITERS" "$p0"
 pd=$(measure "$CHAOS_ITERS" LD_PRELOAD="$LIB")
 printf '%-34s %10s %14s\n' "preload, default (0.05, 100us)" "$CHAOS_ITERS" "$pd"
-for lv in "0.01 50 level-0" "0.05 200 level-1" "0.2 1000 level-2"; do
+for lv in "0.01 50 level-0" "0.05 200 level-1" "0.1 1000 level-2"; do
 	set -- $lv
 	v=$(measure "$CHAOS_ITERS" LD_PRELOAD="$LIB" JOSTLE_CHAOS_PROB="$1" JOSTLE_CHAOS_MAX_US="$2")
 	printf '%-34s %10s %14s\n' "preload, $3 ($1, ${2}us)" "$CHAOS_ITERS" "$v"

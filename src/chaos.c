@@ -43,10 +43,13 @@ int chaos_mode_parse(const char *s, enum chaos_mode *out)
 	return -EINVAL;
 }
 
+/* The gap before change point k+1: about gap * 2^k, jittered by +-50%. */
 static int64_t draw_gap(struct chaos_run *c)
 {
-	/* uniform in [gap/4, 7gap/4): mean gap, never back to back */
-	return c->gap_ns / 4 + (int64_t)rng_below(&c->rng, (uint64_t)(c->gap_ns * 3 / 2) + 1);
+	int k = c->changes < 20 ? c->changes : 20;
+	int64_t g = c->gap_ns << k;
+
+	return g / 2 + (int64_t)rng_below(&c->rng, (uint64_t)g + 1);
 }
 
 void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpuset *cpus,
@@ -54,6 +57,7 @@ void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpu
 {
 	static const int changes[] = { 3, 6, 12 };
 	static const int64_t gaps[] = { 40 * 1000000LL, 15 * 1000000LL, 5 * 1000000LL };
+	static const int64_t windows[] = { 10 * 1000000LL, 20 * 1000000LL, 40 * 1000000LL };
 	uint64_t s = seed ^ 0x7468726561647321ULL;
 
 	if (intensity < 0)
@@ -69,6 +73,7 @@ void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpu
 		c->cpus.n = 0;
 	c->changes_left = changes[intensity];
 	c->gap_ns = gaps[intensity];
+	c->window_ns = windows[intensity];
 	/* the first change point comes early: many races are in start-up */
 	c->next_ns = now_ns + (int64_t)rng_below(&c->rng, (uint64_t)c->gap_ns / 2 + 1);
 	c->last_ns = now_ns;
@@ -76,10 +81,17 @@ void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpu
 
 int64_t chaos_next_ns(const struct chaos_run *c)
 {
-	/* between change points, look for new threads every 2 ms */
-	int64_t look = c->last_ns + 2 * 1000000LL;
+	int64_t t = c->changes_left > 0 ? c->next_ns : INT64_MAX;
 
-	return c->changes_left > 0 && c->next_ns < look ? c->next_ns : look;
+	if (c->restore_ns) {
+		/* inside a window: look for new threads every 2 ms */
+		int64_t look = c->last_ns + 2 * 1000000LL;
+		if (c->restore_ns < t)
+			t = c->restore_ns;
+		if (look < t)
+			t = look;
+	}
+	return t;
 }
 
 static bool seen(struct chaos_run *c, pid_t tid)
@@ -122,55 +134,78 @@ static void set_cpus(pid_t tid, const struct cpuset *cpus)
 	sched_setaffinity(tid, sizeof(m), &m);
 }
 
+static void perturb(struct chaos_run *c, pid_t tid)
+{
+	set_low(tid, rng_unit(&c->rng) < c->low_share);
+	if (c->cpus.n > 1) {
+		if (c->how == 0 && c->pack_cpu >= 0)
+			set_cpu(tid, c->pack_cpu);
+		else if (c->how == 1)
+			set_cpu(tid, c->cpus.cpu[rng_below(&c->rng, (uint64_t)c->cpus.n)]);
+		else
+			set_cpus(tid, &c->cpus);
+	}
+	c->moves++;
+}
+
+static void restore(struct chaos_run *c, pid_t tid)
+{
+	set_low(tid, false);
+	if (c->cpus.n > 1)
+		set_cpus(tid, &c->cpus);
+}
+
 void chaos_tick(struct chaos_run *c, int64_t now_ns)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *de;
 	bool change = c->changes_left > 0 && now_ns >= c->next_ns;
-	/* at a change point: pack onto one CPU, spread, or leave CPUs alone */
-	int how = change ? (int)rng_below(&c->rng, 3) : 1;
-	int pack_cpu = c->cpus.n ? c->cpus.cpu[rng_below(&c->rng, (uint64_t)c->cpus.n)] : -1;
-	/* the fraction of threads made low-priority at this change point */
-	double low_share = 0.25 + 0.5 * rng_unit(&c->rng);
+	bool end = !change && c->restore_ns && now_ns >= c->restore_ns;
 
 	c->last_ns = now_ns;
+	if (!change && !c->restore_ns)
+		return;
+	if (change) {
+		/* this window: pack onto one CPU, spread, or leave CPUs alone,
+		 * and the share of threads made low-priority */
+		c->how = (int)rng_below(&c->rng, 3);
+		c->pack_cpu = c->cpus.n ? c->cpus.cpu[rng_below(&c->rng, (uint64_t)c->cpus.n)] : -1;
+		c->low_share = 0.25 + 0.5 * rng_unit(&c->rng);
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)c->pid);
 	d = opendir(path);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-		bool is_new;
+	if (d) {
+		while ((de = readdir(d))) {
+			char *e;
+			long tid = strtol(de->d_name, &e, 10);
+			bool is_new;
 
-		if (*end || tid <= 0)
-			continue;
-		is_new = !seen(c, (pid_t)tid);
-		if (!is_new && !change)
-			continue;
-		set_low((pid_t)tid, rng_unit(&c->rng) < low_share);
-		if (c->cpus.n > 1) {
-			if (how == 0 && pack_cpu >= 0)
-				set_cpu((pid_t)tid, pack_cpu);
-			else if (how == 1)
-				set_cpu((pid_t)tid, c->cpus.cpu[rng_below(&c->rng, (uint64_t)c->cpus.n)]);
-			else
-				set_cpus((pid_t)tid, &c->cpus);
+			if (*e || tid <= 0)
+				continue;
+			is_new = !seen(c, (pid_t)tid);
+			if (end)
+				restore(c, (pid_t)tid);
+			else if (change || is_new)
+				perturb(c, (pid_t)tid);
 		}
-		c->moves++;
+		closedir(d);
 	}
-	closedir(d);
 	if (change) {
 		c->changes++;
 		c->changes_left--;
+		c->restore_ns = now_ns + c->window_ns;
 		c->next_ns = now_ns + draw_gap(c);
+		if (c->next_ns < c->restore_ns)
+			c->next_ns = c->restore_ns;
+	} else if (end) {
+		c->restore_ns = 0;
 	}
 }
 
 void chaos_sync_level(int intensity, double *prob, int *max_us)
 {
-	static const double probs[] = { 0.01, 0.05, 0.2 };
+	static const double probs[] = { 0.01, 0.05, 0.1 };
 	static const int maxes[] = { 50, 200, 1000 };
 
 	if (intensity < 0)

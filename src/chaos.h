@@ -2,15 +2,19 @@
  * chaos.h: schedule perturbation of a run, from outside (`--chaos threads`)
  * and from inside (`--chaos sync`, the preload library's environment).
  *
- * Thread chaos, in the spirit of PCT (Burckhardt et al., ASPLOS 2010): each
- * thread of a run gets a random priority (SCHED_IDLE, else nice 19, for the
- * "low" ones; SCHED_OTHER for the others) and a random CPU of the run's set
- * when it is first seen, and at a few seeded change points per run the
- * assignment is redrawn; at some change points every thread is packed onto
- * one CPU, so a low-priority thread really stalls (inside its race window,
- * sometimes) while the others run. The engine calls chaos_tick() from its
- * loop; chaos_next_ns() says when the next tick is due. Everything follows
- * from the run's seed except the timing of the ticks themselves.
+ * Thread chaos, in the spirit of PCT (Burckhardt et al., ASPLOS 2010): at a
+ * few seeded change points per run, spread over time with growing gaps (the
+ * first one early: many races are in start-up), every thread of the run gets
+ * a random priority (SCHED_IDLE, else nice 19, for a random share of them;
+ * SCHED_OTHER for the others) and a CPU (all packed onto one, each on a
+ * random one, or the whole set), so a low-priority thread really stalls,
+ * sometimes inside its race window, while the others run. Each perturbation
+ * lasts a bounded window and is then undone (normal priority, the run's
+ * CPU set), and threads that appear inside a window are drawn too: a
+ * correct program that spins on another thread is slowed for a window, never
+ * starved into a false "hang". The engine calls chaos_tick() from its loop;
+ * chaos_next_ns() says when the next tick is due. Everything follows from
+ * the run's seed except the timing of the ticks themselves.
  *
  * A vanished thread or process is a normal result; the functions return
  * nothing and never fail the run.
@@ -44,9 +48,14 @@ struct chaos_run {
 	uint64_t rng;
 	struct cpuset cpus;        /* the CPUs threads may be moved between */
 	int64_t next_ns;           /* next change point (monotonic) */
+	int64_t restore_ns;        /* end of the current window, 0 outside one */
 	int64_t last_ns;           /* last tick */
 	int changes_left;
-	int64_t gap_ns;            /* mean gap between change points */
+	int64_t gap_ns;            /* first gap; each next one about doubles */
+	int64_t window_ns;         /* how long one perturbation lasts */
+	int how;                   /* this window: 0 pack, 1 spread, 2 whole set */
+	int pack_cpu;
+	double low_share;
 	int ntids;
 	pid_t tid[CHAOS_MAX_TIDS]; /* threads seen */
 	int changes;               /* change points applied (for the record) */

@@ -99,7 +99,8 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 			c.ncpus = ncpus;
 		add(p, &c);
 	}
-	/* seeded exploration order, "plain" first so it is always measured */
+	/* "plain" first so it is always measured; the order of the others is
+	 * seeded (used for ties and kept for a round-robin variant) */
 	for (int i = 0; i < p->n; i++)
 		p->order[i] = i;
 	for (int i = p->n - 1; i > 1; i--) {
@@ -119,8 +120,13 @@ int portfolio_pick(struct portfolio *p)
 	p->stints++;
 	if (p->n <= 1)
 		return 0;
-	if (p->explored < p->n)
+	for (int a = 0; a < p->n; a++)
+		total_runs += p->arm[a].fails;
+	/* one round over every arm while nothing has failed; from the first
+	 * failure on, the posteriors decide (a failing arm is used at once) */
+	if (p->explored < p->n && !total_runs)
 		return p->order[p->explored++];
+	total_runs = 0;
 	if (rng_unit(&p->rng) < PORTFOLIO_FLOOR)
 		return (int)rng_below(&p->rng, (uint64_t)p->n);
 	for (int a = 0; a < p->n; a++) {
@@ -129,6 +135,11 @@ int portfolio_pick(struct portfolio *p)
 	}
 	for (int a = 0; a < p->n; a++) {
 		const struct parm *r = &p->arm[a];
+		/* untried arms are left to the floor's uniform draws: against
+		 * a Beta(1, 1) prior each, a measured failing arm would lose
+		 * to the sheer number of untried ones */
+		if (!r->runs && total_runs)
+			continue;
 		/* mean run time with one pseudo-run at the overall mean as prior */
 		double prior = total_runs ? total_wall / (double)total_runs : 1.0;
 		double mean = (r->wall_s + prior) / (double)(r->runs + 1);
@@ -158,7 +169,7 @@ int portfolio_stint(const struct portfolio *p, int a, int jobs)
 {
 	int j = p->arm[a].cfg.jobs ? p->arm[a].cfg.jobs : jobs;
 
-	return 2 * (j > 0 ? j : 1);
+	return j > 0 ? j : 1;
 }
 
 void portfolio_json(const struct portfolio *p, struct dbuf *b)

@@ -2,11 +2,12 @@
  * portfolio.h: `--chaos auto`, a portfolio of pressure/chaos configurations
  * ("arms") with Thompson sampling on their failure rates.
  *
- * Runs are given to arms in stints (a few runs in a row, so the runs that
- * share the machine share one condition: a plain arm's runs are not slowed
- * by a neighbour's chaos). Every arm first gets one stint, in a seeded
- * order; after that each stint goes, with probability PORTFOLIO_FLOOR, to
- * an arm drawn uniformly (no arm starves), else to the arm with the highest
+ * Runs are given to arms in stints (one round of the arm's concurrency, so
+ * the runs that share the machine share one condition: a plain arm's runs
+ * are not slowed by a neighbour's chaos). Until the first failure, every
+ * arm gets one stint, "plain" first, the others in a seeded order; after
+ * that each stint goes, with probability PORTFOLIO_FLOOR, to an arm drawn
+ * uniformly (no arm starves), else to the tried arm with the highest
  * sampled failures per second: theta ~ Beta(1 + fails, 1 + passes), times
  * the arm's concurrency, divided by its mean run time. The unperturbed arm ("plain") is always in the
  * portfolio: on some bugs pressure lowers the failure rate.
@@ -75,7 +76,8 @@ int portfolio_pick(struct portfolio *p);
 /* A run of arm a ended. */
 void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s);
 
-/* Runs in a stint of arm a when the series runs `jobs` at a time. */
+/* Runs in a stint of arm a (one round: its concurrency, or `jobs` when the
+ * arm has none of its own). */
 int portfolio_stint(const struct portfolio *p, int a, int jobs);
 
 /* A Beta(a, b) draw (a, b >= 1) from the generator state; exposed for tests. */

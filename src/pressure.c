@@ -129,8 +129,12 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 	}
 	p->avail = all;
 	if (po->replay && po->replay_cpus[0]) {
-		if (cpuset_resolve(po->replay_cpus, &all, &p->avail, reason, sizeof(reason)) < 0) {
-			snprintf(why, whylen, "--replay: the recorded CPUs '%s' %s", po->replay_cpus, reason);
+		/* a recorded set is always a list ("1" is CPU 1, not a count) */
+		bool ok = cpuset_parse_list(po->replay_cpus, &p->avail) == 0 && p->avail.n;
+		for (int i = 0; ok && i < p->avail.n; i++)
+			ok = cpuset_has(&all, p->avail.cpu[i]);
+		if (!ok) {
+			snprintf(why, whylen, "--replay: the recorded CPUs '%s' are not available here", po->replay_cpus);
 			return -EINVAL;
 		}
 		p->restricted = true;

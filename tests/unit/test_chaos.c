@@ -34,7 +34,7 @@ int main(void)
 	chaos_sync_level(0, &prob, &max_us);
 	CHECK(prob > 0 && prob < 0.05 && max_us > 0);
 	chaos_sync_level(9, &prob, &max_us);
-	CHECK(prob == 0.2 && max_us == 1000);
+	CHECK(prob == 0.1 && max_us == 1000);
 
 	CHECK(noise_parse("cpu:2", &ns, why, sizeof(why)) == 0 && ns.cpu == 2 && !ns.mem && !ns.cache);
 	CHECK(noise_parse("cache:1,mem:64M,cpu:1", &ns, why, sizeof(why)) == 0 &&

@@ -42,7 +42,7 @@ int main(void)
 	/* room for more runs at once: the crowd arm takes all of it */
 	portfolio_init_auto(&q, 1, 2, 2, 8, &none);
 	CHECK(q.n == 11 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
-	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 8) == 16);
+	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 2) == 8);
 
 	/* one CPU, -j 1: no oversub or serial arm (they would equal plain) */
 	portfolio_init_auto(&q, 1, 1, 1, 1, &none);
@@ -59,7 +59,7 @@ int main(void)
 		CHECK(find(&q, "sync-hi") < 0 && find(&q, "threads") >= 0 && find(&q, "plain") == 0);
 	}
 
-	/* exploration: every arm once, plain first */
+	/* exploration while nothing fails: every arm once, plain first */
 	{
 		int seen[PORTFOLIO_MAX] = { 0 }, all = 1;
 		portfolio_init_auto(&p, 5, 2, 2, 2, &none);
@@ -70,6 +70,23 @@ int main(void)
 		for (int i = 0; i < p.n; i++)
 			all &= seen[i] == 1;
 		CHECK(all);
+	}
+	/* a failure ends the exploration: the failing arm is used at once */
+	{
+		int a, hot, again = 0;
+		portfolio_init_auto(&p, 5, 2, 2, 2, &none);
+		CHECK(portfolio_pick(&p) == 0);
+		for (int i = 0; i < 4; i++)
+			portfolio_feedback(&p, 0, false, 0.1);
+		hot = find(&p, "sync-hi");
+		portfolio_feedback(&p, hot, true, 0.1);
+		portfolio_feedback(&p, hot, true, 0.1);
+		for (int i = 0; i < 10; i++) {
+			a = portfolio_pick(&p);
+			again += a == hot;
+			portfolio_feedback(&p, a, a == hot, 0.1);
+		}
+		CHECK(again >= 6);
 	}
 
 	/* deterministic: same seed and outcomes give the same picks */
@@ -129,7 +146,7 @@ int main(void)
 		struct pconfig c = { .name = "replay", .chaos = CHAOS_SYNC };
 		portfolio_init_one(&p, &c);
 		CHECK(portfolio_pick(&p) == 0 && portfolio_pick(&p) == 0);
-		CHECK(portfolio_stint(&p, 0, 4) == 8);
+		CHECK(portfolio_stint(&p, 0, 4) == 4);
 	}
 	{
 		struct dbuf b;
