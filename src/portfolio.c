@@ -113,8 +113,8 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 
 int portfolio_pick(struct portfolio *p)
 {
-	double best = -1, total_wall = 0;
-	uint64_t total_runs = 0;
+	double best = -1, total_wall = 0, pooled, a0, b0;
+	uint64_t total_runs = 0, total_fails = 0;
 	int pick = 0;
 
 	p->stints++;
@@ -132,19 +132,22 @@ int portfolio_pick(struct portfolio *p)
 	for (int a = 0; a < p->n; a++) {
 		total_wall += p->arm[a].wall_s;
 		total_runs += p->arm[a].runs;
+		total_fails += p->arm[a].fails;
 	}
+	/* Prior of every arm: centred near the pooled failure rate (two
+	 * pseudo-runs), so an untried arm is as promising as an average one,
+	 * not as a coin flip: against ten Beta(1, 1) priors a measured
+	 * failing arm would lose to the sheer number of untried ones. */
+	pooled = total_runs ? (double)total_fails / (double)total_runs : 0.5;
+	a0 = 1.0 + 2.0 * pooled;
+	b0 = 1.0 + 2.0 * (1.0 - pooled);
 	for (int a = 0; a < p->n; a++) {
 		const struct parm *r = &p->arm[a];
-		/* untried arms are left to the floor's uniform draws: against
-		 * a Beta(1, 1) prior each, a measured failing arm would lose
-		 * to the sheer number of untried ones */
-		if (!r->runs && total_runs)
-			continue;
 		/* mean run time with one pseudo-run at the overall mean as prior */
 		double prior = total_runs ? total_wall / (double)total_runs : 1.0;
 		double mean = (r->wall_s + prior) / (double)(r->runs + 1);
-		double theta = portfolio_beta(&p->rng, 1.0 + (double)r->fails,
-					      1.0 + (double)(r->runs - r->fails));
+		double theta = portfolio_beta(&p->rng, a0 + (double)r->fails,
+					      b0 + (double)(r->runs - r->fails));
 		double conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
 		double score = theta * conc / (mean > 1e-3 ? mean : 1e-3);
 

@@ -7,8 +7,9 @@
  * are not slowed by a neighbour's chaos). Until the first failure, every
  * arm gets one stint, "plain" first, the others in a seeded order; after
  * that each stint goes, with probability PORTFOLIO_FLOOR, to an arm drawn
- * uniformly (no arm starves), else to the tried arm with the highest
- * sampled failures per second: theta ~ Beta(1 + fails, 1 + passes), times
+ * uniformly (no arm starves), else to the arm with the highest sampled
+ * failures per second: theta ~ Beta(a0 + fails, b0 + passes), a0/b0 two
+ * pseudo-runs at the pooled failure rate of all arms, times
  * the arm's concurrency, divided by its mean run time. The unperturbed arm ("plain") is always in the
  * portfolio: on some bugs pressure lowers the failure rate.
  *
