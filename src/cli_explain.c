@@ -1,8 +1,8 @@
 /*
  * cli_explain.c: `jostle explain LOG`: the crash evidence in a saved log
  * (a run's DIR/logs/RUN.log, a CI job log): the finer kind, the key line,
- * the program frames, the stacks of the report, and the signature id that
- * `jostle run` gives the same failure.
+ * the program frames, the stacks of the report (crash.h), and the
+ * signature id that `jostle run` and `jostle survey` give the same output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,45 +54,23 @@ static int read_all(const char *path, struct dbuf *b)
 static void write_json(const struct crash_report *r, const struct signature *sig, struct dbuf *o)
 {
 	dbuf_addc(o, '{');
-	jsonw_kstr(o, "kind", r->ev.kind);
+	jsonw_kstr(o, "sig_id", sig->id);
 	dbuf_addc(o, ',');
-	jsonw_kstr(o, "tool", r->tool);
-	dbuf_addc(o, ',');
-	jsonw_kstr(o, "key_line", sig->key_line);
+	jsonw_kstr(o, "sig_kind", sig->kind);
 	dbuf_addc(o, ',');
 	jsonw_kstr(o, "sig_key", sig->key);
 	dbuf_addc(o, ',');
-	jsonw_kstr(o, "sig_id", sig->id);
-	dbuf_addc(o, ',');
-	jsonw_kstr(o, "access", r->access[0] ? r->access : NULL);
-	dbuf_addc(o, ',');
-	jsonw_key(o, "frames");
+	jsonw_key(o, "sig_frames");
 	dbuf_addc(o, '[');
-	for (size_t i = 0; i < r->ev.nframes; i++) {
+	for (size_t i = 0; i < sig->nframes; i++) {
 		if (i)
 			dbuf_addc(o, ',');
-		jsonw_string(o, r->ev.frames[i], strlen(r->ev.frames[i]));
+		jsonw_string(o, sig->frames[i], strlen(sig->frames[i]));
 	}
 	dbuf_adds(o, "],");
-	jsonw_key(o, "stacks");
-	dbuf_addc(o, '[');
-	for (size_t i = 0; i < r->nstacks; i++) {
-		const struct crash_stack *s = &r->stacks[i];
-		if (i)
-			dbuf_addc(o, ',');
-		dbuf_addc(o, '{');
-		jsonw_kstr(o, "title", s->title);
-		dbuf_addc(o, ',');
-		jsonw_key(o, "frames");
-		dbuf_addc(o, '[');
-		for (size_t j = 0; j < s->nframes; j++) {
-			if (j)
-				dbuf_addc(o, ',');
-			jsonw_string(o, s->fn[j], strlen(s->fn[j]));
-		}
-		dbuf_adds(o, "]}");
-	}
-	dbuf_adds(o, "]}\n");
+	jsonw_key(o, "crash");
+	crash_write_json(r, o);
+	dbuf_adds(o, "}\n");
 }
 
 int cmd_explain(int argc, char **argv)
@@ -133,9 +111,8 @@ int cmd_explain(int argc, char **argv)
 	static struct crash_report r;
 	bool found = crash_parse(dbuf_str(&text), text.len, &r);
 	struct signature sig;
+	/* The id `jostle run` and `jostle survey` give this output. */
 	signature_from_output(&sig, "crash", dbuf_str(&text), text.len, NULL);
-	if (found)
-		evidence_apply(&r.ev, &sig, false);
 	dbuf_release(&text);
 	struct dbuf out;
 	dbuf_init(&out, 1u << 24);
@@ -144,7 +121,8 @@ int cmd_explain(int argc, char **argv)
 	} else {
 		crash_write_text(&r, &out);
 		if (found)
-			dbuf_addf(&out, "signature: %s\n", sig.id);
+			dbuf_addf(&out, "signature: %s (kind %s, as jostle run and jostle survey record it)\n",
+				  sig.id, sig.kind);
 	}
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	dbuf_release(&out);

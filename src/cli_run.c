@@ -73,6 +73,13 @@ static const char usage_text[] =
 "      --chaos-level L    0, 1 (default) or 2: how hard threads/sync perturb\n"
 "      --replay DIR:RUN   repeat run RUN of DIR/runs.jsonl: its configuration, seed\n"
 "                         and JOSTLE_RUN (-n repetitions, default 10)\n"
+"Diagnosis (hangs: DIR/stacks/RUN.txt and the record's \"diag\"; crashes: the\n"
+"sanitizer/Python report in the output):\n"
+"      --diag-window MS   sampling window of the hang diagnosis (default 200)\n"
+"      --no-diag          no hang diagnosis: kill at the timeout at once\n"
+"      --core             let children dump cores (RLIMIT_CORE); read the crashing\n"
+"                         thread's stack from the core, then delete it\n"
+"      --keep-cores       like --core, and keep the cores in DIR/cores/RUN.core\n"
 "\n"
 "Children get JOSTLE_RUN (0-based index), JOSTLE_SEED and JOSTLE_OUT, stdin\n"
 "from /dev/null; COMMAND is executed directly, never through a shell.\n"
@@ -84,6 +91,7 @@ enum {
 	OPT_SIGNATURE, OPT_SEED, OPT_HEAD, OPT_TAIL,
 	OPT_PRESSURE, OPT_REPLAY,   /* pressure.h options, by name */
 	OPT_MATRIX, OPT_NO_REPORT,   /* issue 6 */
+	OPT_DIAG,                   /* rundiag.h options, by name */
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +116,10 @@ static const struct option long_opts[] = {
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "matrix", required_argument, NULL, OPT_MATRIX },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
+	{ "diag-window", required_argument, NULL, OPT_DIAG },
+	{ "no-diag", no_argument, NULL, OPT_DIAG },
+	{ "core", no_argument, NULL, OPT_DIAG },
+	{ "keep-cores", no_argument, NULL, OPT_DIAG },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -259,6 +271,7 @@ int cmd_run(int argc, char **argv)
 	const char *replay = NULL;
 	int li = -1;
 	pressure_opts_init(&o.pressure);
+	o.diag = (struct rundiag_opts)RUNDIAG_OPTS_INIT;
 	int rc = 0, c;
 	uint64_t u;
 	optind = 1;
@@ -284,6 +297,12 @@ int cmd_run(int argc, char **argv)
 		case OPT_REPLAY:
 			replay = optarg;
 			break;
+		case OPT_DIAG: {
+			char why[256];
+			if (rundiag_option(&o.diag, long_opts[li].name, optarg, why, sizeof(why)) < 0)
+				rc = bad("%s", why);
+			break;
+		}
 		case OPT_TIME:
 			if (parse_duration_ns(optarg, &o.time_ns) < 0 || o.time_ns == 0)
 				rc = bad("--time '%s' is not a duration; expected e.g. 90s, 10m, 1h", optarg);

@@ -16,6 +16,7 @@
 #include "crash.h"
 #include "dbuf.h"
 #include "frame.h"
+#include "jsonw.h"
 #include "banned.h"
 
 #define LINE_MAX_LEN 2048
@@ -731,4 +732,44 @@ void crash_write_text(const struct crash_report *r, struct dbuf *out)
 		for (size_t j = 0; j < s->nframes; j++)
 			dbuf_addf(out, "  %s%s\n", s->fn[j][0] ? s->fn[j] : "??", s->runtime[j] ? "  (runtime)" : "");
 	}
+}
+
+void crash_write_json(const struct crash_report *r, struct dbuf *o)
+{
+	dbuf_addc(o, '{');
+	jsonw_kstr(o, "kind", r->ev.kind);
+	dbuf_addc(o, ',');
+	jsonw_kstr(o, "tool", r->tool);
+	dbuf_addc(o, ',');
+	jsonw_kstr(o, "key_line", r->ev.key_line);
+	dbuf_addc(o, ',');
+	jsonw_kstr(o, "access", r->access[0] ? r->access : NULL);
+	dbuf_addc(o, ',');
+	jsonw_key(o, "frames");
+	dbuf_addc(o, '[');
+	for (size_t i = 0; i < r->ev.nframes; i++) {
+		if (i)
+			dbuf_addc(o, ',');
+		jsonw_string(o, r->ev.frames[i], strlen(r->ev.frames[i]));
+	}
+	dbuf_adds(o, "],");
+	jsonw_key(o, "stacks");
+	dbuf_addc(o, '[');
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct crash_stack *s = &r->stacks[i];
+		if (i)
+			dbuf_addc(o, ',');
+		dbuf_addc(o, '{');
+		jsonw_kstr(o, "title", s->title);
+		dbuf_addc(o, ',');
+		jsonw_key(o, "frames");
+		dbuf_addc(o, '[');
+		for (size_t j = 0; j < s->nframes; j++) {
+			if (j)
+				dbuf_addc(o, ',');
+			jsonw_string(o, s->fn[j], strlen(s->fn[j]));
+		}
+		dbuf_adds(o, "]}");
+	}
+	dbuf_adds(o, "]}");
 }

@@ -18,6 +18,11 @@
  * addresses, offsets, line numbers or paths. For a data race, the two
  * sides' frames are sorted so that the same race has the same frames
  * whichever thread came first.
+ *
+ * The run record's signature for a crash stays the one of the shared
+ * extractor table (extractor.h), so that `jostle run` and `jostle survey`
+ * give a failure the same id; this finer evidence goes into the record's
+ * "diag" member and `jostle explain`.
  */
 #ifndef JOSTLE_CRASH_H
 #define JOSTLE_CRASH_H
@@ -62,5 +67,7 @@ size_t crash_python_frames(const char *text, size_t len, struct evidence *ev);
 /* Human-readable rendering of a report (for `jostle explain`). */
 struct dbuf;
 void crash_write_text(const struct crash_report *r, struct dbuf *out);
+/* The report as one JSON object: kind, tool, key_line, access, frames, stacks. */
+void crash_write_json(const struct crash_report *r, struct dbuf *out);
 
 #endif

@@ -270,7 +270,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 		.stdin_fd = s->devnull,
 		.out_fd = pfd[1],
 		.affinity = affinity,
-		.core_limit = -1,
+		.core_limit = rundiag_core_limit(s->o),
 		.sigmask = &s->child_mask,
 		.before_exec = hook,
 		.before_exec_arg = hook_arg,
@@ -396,6 +396,8 @@ static void classify(struct series *s, struct run *r)
 		r->sig.key = xstrdup(what);
 		signature_update_id(&r->sig);
 	}
+	/* Finer kind, key and frames from diagnosis and crash reports (rundiag.h). */
+	rundiag_classify(o, r, text, len);
 }
 
 static void finish(struct series *s, struct run *r, int64_t now)
@@ -440,6 +442,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 	signature_release(&r->sig);
 	free(r->diag_json);
 	r->diag_json = NULL;
+	rundiag_release(r);
 	r->state = RS_FREE;
 	s->active--;
 }
@@ -457,7 +460,9 @@ static void step(struct series *s, struct run *r, int64_t now)
 		}
 		if (now >= r->deadline) {
 			r->timed_out = true;
-			begin_kill(s, r, now);
+			/* Explain the hang before anything is killed (rundiag.h). */
+			rundiag_hang(s->o, r);
+			begin_kill(s, r, clock_mono_ns());
 		}
 		return;
 	case RS_KILLING:
@@ -672,6 +677,7 @@ static int open_results(struct series *s)
 	free(logs);
 	if (rc < 0)
 		return rc;
+	rundiag_start(o);
 	char *path = xasprintf("%s/runs.jsonl", o->out_dir);
 	s->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	free(path);

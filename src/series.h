@@ -17,6 +17,7 @@
 
 #include "capture.h"
 #include "pressure.h"
+#include "rundiag.h"
 #include "signature.h"
 #include "strvec.h"
 
@@ -55,6 +56,7 @@ struct run_opts {
 	double confident_rate;   /* --until confident:RATE */
 	struct matrix *matrix;   /* owned, or NULL without --matrix */
 	bool no_report;          /* --no-report: no report.md/html at the end */
+	struct rundiag_opts diag;       /* --diag-window, --no-diag, --core, --keep-cores (rundiag.h) */
 };
 
 enum outcome {
@@ -100,6 +102,7 @@ struct run {
 	const char *cell_cpus;    /* borrowed: the cell's CPU list ("0-1"), or NULL */
 	struct signature sig;
 	char *diag_json;          /* owned: a JSON object for the record's "diag", or NULL */
+	struct rundiag_state *diag_state;  /* owned: hang evidence until classified (rundiag.h) */
 };
 
 /* Run the series. Returns the exit status of `jostle run`. */

@@ -63,6 +63,15 @@ extern const struct stack_backend stack_backend_gdb;
  */
 int stack_gdb_parse(const char *text, pid_t pid, struct stack_set *out);
 
+/*
+ * The threads of a core file, the crashing thread first (libdw; in
+ * stack_libdw.c). EXE (may be NULL) is the executable, for symbols when
+ * the core lacks its path. *pid gets the pid recorded in the core.
+ * Returns threads appended or -errno with a reason in err.
+ */
+int stack_from_core(const char *core, const char *exe, struct stack_set *out, pid_t *pid,
+		    char *err, size_t errlen);
+
 /* The backends in the order stack_capture() tries them; NULL-terminated. */
 extern const struct stack_backend *const stack_backends[];
 

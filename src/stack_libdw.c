@@ -14,6 +14,9 @@
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +110,53 @@ static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t err
 		return -EIO;
 	}
 	return w.threads ? w.threads : -EIO;
+}
+
+static const Dwfl_Callbacks core_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+int stack_from_core(const char *core, const char *exe, struct stack_set *out, pid_t *pid,
+		    char *err, size_t errlen)
+{
+	elf_version(EV_CURRENT);
+	int fd = open(core, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot open core '%s': %s", core, strerror(e));
+		return -e;
+	}
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Dwfl *dwfl = elf ? dwfl_begin(&core_callbacks) : NULL;
+	int rc = -EIO;
+	if (!elf || !dwfl) {
+		snprintf(err, errlen, "'%s' is not an ELF file: %s", core, elf_errmsg(-1));
+		goto out;
+	}
+	if (dwfl_core_file_report(dwfl, elf, exe) < 0 || dwfl_report_end(dwfl, NULL, NULL)) {
+		snprintf(err, errlen, "'%s' is not a core file: %s", core, dwfl_errmsg(-1));
+		goto out;
+	}
+	int p = dwfl_core_file_attach(dwfl, elf);
+	if (p < 0) {
+		snprintf(err, errlen, "no threads in core '%s': %s", core, dwfl_errmsg(-1));
+		goto out;
+	}
+	*pid = p;
+	struct walk w = { .dwfl = dwfl, .pid = p, .out = out };
+	(void)dwfl_getthreads(dwfl, thread_cb, &w);
+	rc = w.threads ? w.threads : -EIO;
+	if (!w.threads)
+		snprintf(err, errlen, "no thread of core '%s' could be unwound", core);
+out:
+	if (dwfl)
+		dwfl_end(dwfl);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
 }
 
 const struct stack_backend stack_backend_libdw = {

@@ -23,39 +23,40 @@ fi
 
 explain "$uaf1" uaf1; rc=$?
 check_eq "uaf: exit 0" "$rc" 0
-check_eq "uaf: kind" "$(json "$TMP/uaf1.json" 'd["kind"]')" asan-heap-use-after-free
-check_eq "uaf: frames" "$(json "$TMP/uaf1.json" '",".join(d["frames"])')" "read_freed_block,crash,main"
-check_eq "uaf: free stack" "$(json "$TMP/uaf1.json" '[s for s in d["stacks"] if s["title"]=="freed"][0]["frames"][1]')" release_block
+check_eq "uaf: kind" "$(json "$TMP/uaf1.json" 'd["crash"]["kind"]')" asan-heap-use-after-free
+check_eq "uaf: frames" "$(json "$TMP/uaf1.json" '",".join(d["crash"]["frames"])')" "read_freed_block,crash,main"
+check_eq "uaf: free stack" "$(json "$TMP/uaf1.json" '[s for s in d["crash"]["stacks"] if s["title"]=="freed"][0]["frames"][1]')" release_block
 explain "$uaf2" uaf2
 check_eq "uaf: same signature in two runs" "$(json "$TMP/uaf2.json" 'd["sig_id"]')" "$(json "$TMP/uaf1.json" 'd["sig_id"]')"
 explain "$df" df
-check_eq "double free: kind" "$(json "$TMP/df.json" 'd["kind"]')" asan-double-free
+check_eq "double free: kind" "$(json "$TMP/df.json" 'd["crash"]["kind"]')" asan-double-free
 check "double free: another signature" test "$(json "$TMP/df.json" 'd["sig_id"]')" != "$(json "$TMP/uaf1.json" 'd["sig_id"]')"
 explain "$ub" ub
-check_eq "ubsan: kind" "$(json "$TMP/ub.json" 'd["kind"]')" ubsan
-check_eq "ubsan: culprit" "$(json "$TMP/ub.json" 'd["frames"][0]')" add_overflow
+check_eq "ubsan: kind" "$(json "$TMP/ub.json" 'd["crash"]["kind"]')" ubsan
+check_eq "ubsan: culprit" "$(json "$TMP/ub.json" 'd["crash"]["frames"][0]')" add_overflow
 
 # Real glibc abort and assertion from the plain build's fixture, when not under ASan.
 if [ "$(basename "$BUILD")" != build-asan ]; then
 	"$FIX/crash" double-free > "$TMP/glibc.log" 2>&1
 	explain "$TMP/glibc.log" glibc
-	check_eq "glibc: kind" "$(json "$TMP/glibc.json" 'd["kind"]')" glibc-abort
-	check_eq "glibc: key line" "$(json "$TMP/glibc.json" 'd["key_line"]')" "free(): double free detected in tcache 2"
+	check_eq "glibc: kind" "$(json "$TMP/glibc.json" 'd["crash"]["kind"]')" glibc-abort
+	check_eq "glibc: key line" "$(json "$TMP/glibc.json" 'd["crash"]["key_line"]')" "free(): double free detected in tcache 2"
 fi
 "$FIX/crash" assert > "$TMP/assert.log" 2>&1
 explain "$TMP/assert.log" assert
-check_eq "assert: culprit" "$(json "$TMP/assert.json" 'd["frames"][0]')" check_invariant
+check_eq "assert: culprit" "$(json "$TMP/assert.json" 'd["crash"]["frames"][0]')" check_invariant
 
 explain "$D/tsan_race.txt" t1; explain "$D/tsan_race_swapped.txt" t2
-check_eq "tsan: kind" "$(json "$TMP/t1.json" 'd["kind"]')" tsan-data-race
-check_eq "tsan: both sides" "$(json "$TMP/t1.json" '",".join(d["frames"])')" "registry_insert,registry_lookup"
-check_eq "tsan: same race either order, same signature" "$(json "$TMP/t2.json" 'd["sig_id"]')" "$(json "$TMP/t1.json" 'd["sig_id"]')"
+check_eq "tsan: kind" "$(json "$TMP/t1.json" 'd["crash"]["kind"]')" tsan-data-race
+check_eq "tsan: both sides" "$(json "$TMP/t1.json" '",".join(d["crash"]["frames"])')" "registry_insert,registry_lookup"
+check_eq "tsan: same race either order, same frames" "$(json "$TMP/t2.json" '",".join(d["crash"]["frames"])')" "registry_insert,registry_lookup"
+check_eq "tsan: signature kind as jostle run records it" "$(json "$TMP/t1.json" 'd["sig_kind"]')" tsan
 
 explain "$D/python_segv.txt" py
-check_eq "python: kind" "$(json "$TMP/py.json" 'd["kind"]')" python-fatal
-check_eq "python: frames" "$(json "$TMP/py.json" '",".join(d["frames"])')" "worker.py:crash_in_run,worker.py:<module>"
+check_eq "python: kind" "$(json "$TMP/py.json" 'd["crash"]["kind"]')" python-fatal
+check_eq "python: frames" "$(json "$TMP/py.json" '",".join(d["crash"]["frames"])')" "worker.py:crash_in_run,worker.py:<module>"
 explain "$D/cs_memcheck.txt" cs1; explain "$D/cs_memcheck_new.txt" cs2
-check_eq "compute-sanitizer: kind" "$(json "$TMP/cs1.json" 'd["kind"]')" compute-sanitizer-memcheck
+check_eq "compute-sanitizer: kind" "$(json "$TMP/cs1.json" 'd["crash"]["kind"]')" compute-sanitizer-memcheck
 check_eq "compute-sanitizer: two formats, one signature" "$(json "$TMP/cs2.json" 'd["sig_id"]')" "$(json "$TMP/cs1.json" 'd["sig_id"]')"
 
 printf 'all fine\n' > "$TMP/clean.log"

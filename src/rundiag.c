@@ -1,0 +1,255 @@
+/*
+ * rundiag.c: hang and crash diagnosis inside `jostle run` (see rundiag.h).
+ *
+ * The hang diagnosis runs in the engine's thread, so the event loop pauses
+ * for its duration (the sampling window plus the unwinding, well under a
+ * second for 100 threads): other runs keep running meanwhile, their output
+ * waits in their pipes, and no deadline is missed by more than that.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "core.h"
+#include "crash.h"
+#include "diagnose.h"
+#include "frame.h"
+#include "reap.h"
+#include "rundiag.h"
+#include "series.h"
+#include "stack.h"
+#include "xalloc.h"
+#include "banned.h"
+
+struct rundiag_state {
+	struct evidence hang;     /* from the hang diagnosis */
+	bool hang_done;
+	bool python_ended;
+};
+
+int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, char *why, size_t len)
+{
+	if (!strcmp(name, "diag-window")) {
+		char *end;
+		errno = 0;
+		long v = strtol(arg ? arg : "", &end, 10);
+		if (errno || !arg || end == arg || (*end && strcmp(end, "ms")) || v < 1 || v > 60000) {
+			snprintf(why, len, "--diag-window '%s' is not a window; expected milliseconds "
+				 "from 1 to 60000 (e.g. 200)", arg ? arg : "");
+			return -1;
+		}
+		d->window_ms = (int)v;
+	} else if (!strcmp(name, "no-diag")) {
+		d->window_ms = 0;
+	} else if (!strcmp(name, "core")) {
+		d->core = true;
+	} else if (!strcmp(name, "keep-cores")) {
+		d->core = true;
+		d->keep_cores = true;
+	} else {
+		snprintf(why, len, "unknown option '--%s'", name);
+		return -1;
+	}
+	return 0;
+}
+
+static void make_dir(const char *out_dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", out_dir, name);
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		fprintf(stderr, "jostle: cannot create '%s': %s\n", p, strerror(errno));
+	free(p);
+}
+
+void rundiag_start(const struct run_opts *o)
+{
+	if (o->diag.window_ms)
+		make_dir(o->out_dir, "stacks");
+	if (!o->diag.core)
+		return;
+	make_dir(o->out_dir, "cores");
+	char pattern[512];
+	bool uses_pid;
+	if (core_pattern_read(pattern, sizeof(pattern), &uses_pid) < 0)
+		fprintf(stderr, "jostle: --core: cannot read /proc/sys/kernel/core_pattern; cores may not be found\n");
+	else if (pattern[0] == '|')
+		fprintf(stderr, "jostle: --core: kernel.core_pattern pipes cores to '%s'; jostle cannot "
+			"collect them (use coredumpctl, or set kernel.core_pattern=core)\n", pattern + 1);
+}
+
+int rundiag_core_limit(const struct run_opts *o)
+{
+	return o->diag.core ? 1 : -1;
+}
+
+static struct rundiag_state *state(struct run *r)
+{
+	if (!r->diag_state)
+		r->diag_state = xcalloc(1, sizeof(*r->diag_state));
+	return r->diag_state;
+}
+
+static bool adopt_same_run(pid_t pid, void *ctx)
+{
+	uint64_t run;
+	return reap_run_of(pid, &run) == 0 && run == *(const uint64_t *)ctx;
+}
+
+static void write_file(const char *path, const struct dbuf *b)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(errno));
+		return;
+	}
+	const char *p = dbuf_str(b);
+	size_t left = b->len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		left -= (size_t)w;
+	}
+	close(fd);
+}
+
+void rundiag_hang(const struct run_opts *o, struct run *r)
+{
+	if (!o->diag.window_ms)
+		return;
+	struct rundiag_state *st = state(r);
+	struct diag_opts dopt = DIAG_OPTS_INIT;
+	dopt.window_ms = o->diag.window_ms;
+	dopt.adopt = adopt_same_run;
+	dopt.adopt_ctx = &r->index;
+	struct diag d;
+	(void)diag_run(&d, r->pid, &dopt);
+	struct dbuf b;
+	dbuf_init(&b, 16u << 20);
+	diag_write_text(&d, &b);
+	char *path = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+	write_file(path, &b);
+	free(path);
+	dbuf_reset(&b);
+	diag_write_record(&d, &b);
+	free(r->diag_json);
+	r->diag_json = dbuf_detach(&b, NULL);
+	dbuf_release(&b);
+	diag_evidence(&d, &st->hang);
+	st->hang_done = d.kind != DIAG_GONE;
+	/* Python: the tracebacks of every thread, into the run's output. */
+	st->python_ended = diag_python_end(&d, 1000) > 0;
+	diag_release(&d);
+}
+
+/* With --core: the crashing thread's program frames from the core. */
+static void from_core(const struct run_opts *o, struct run *r, struct evidence *ev)
+{
+	char path[1024], why[512] = "";
+	char cwd[1024];
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	const char *comm = frame_basename(o->path);
+	char comm15[16];
+	snprintf(comm15, sizeof(comm15), "%s", comm);  /* the kernel's comm is 15 bytes */
+	time_t since = (time_t)(r->start_real / NS_PER_S) - 1;
+	if (core_find(cwd, r->pid, comm15, WTERMSIG(r->status), since, path, sizeof(path), why, sizeof(why)) < 0) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
+		return;
+	}
+	struct stack_set s = STACK_SET_INIT;
+	pid_t core_pid = 0;
+	int n = stack_from_core(path, o->path, &s, &core_pid, why, sizeof(why));
+	if (n > 0 && core_pid != r->pid) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": '%s' is the core of pid %d, not of this run "
+			"(concurrent crashes share one core file name; see kernel.core_uses_pid)\n",
+			r->index, path, (int)core_pid);
+		stack_set_release(&s);
+		return;
+	}
+	if (n > 0) {
+		for (size_t i = 0; ev->nframes < EVIDENCE_FRAMES; i++) {
+			const char *fn = stack_program_frame(&s.v[0], i);
+			if (!fn)
+				break;
+			snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", fn);
+		}
+		struct dbuf b;
+		dbuf_init(&b, 1u << 20);
+		dbuf_addf(&b, "crash of run %" PRIu64 " (pid %d, %s): stack of the crashing thread from its core\n",
+			  r->index, (int)r->pid, sigabbrev_np(WTERMSIG(r->status)) ? sigabbrev_np(WTERMSIG(r->status)) : "signal");
+		for (size_t i = 0; i < s.v[0].nr; i++)
+			dbuf_addf(&b, "  #%zu %s%s%s\n", i, s.v[0].frames[i].fn[0] ? s.v[0].frames[i].fn : "??",
+				  s.v[0].frames[i].module ? " in " : "",
+				  s.v[0].frames[i].module ? frame_basename(s.v[0].frames[i].module) : "");
+		char *out = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+		make_dir(o->out_dir, "stacks");
+		write_file(out, &b);
+		free(out);
+		dbuf_release(&b);
+	} else {
+		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
+	}
+	stack_set_release(&s);
+	if (o->diag.keep_cores) {
+		char *dst = xasprintf("%s/cores/%" PRIu64 ".core", o->out_dir, r->index);
+		if (rename(path, dst) < 0)
+			fprintf(stderr, "jostle: cannot move core '%s' to '%s': %s\n", path, dst, strerror(errno));
+		free(dst);
+	} else {
+		unlink(path);
+	}
+}
+
+void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
+{
+	if (r->outcome == OUT_HANG) {
+		struct rundiag_state *st = r->diag_state;
+		if (!st || !st->hang_done)
+			return;
+		struct evidence ev = st->hang;
+		/* A hung interpreter: its native frames are all runtime; the
+		 * faulthandler dump in the output names the Python functions. */
+		if (!ev.nframes)
+			crash_python_frames(text, len, &ev);
+		evidence_apply(&ev, &r->sig, true);
+		return;
+	}
+	if (r->outcome != OUT_CRASH && r->outcome != OUT_FAIL)
+		return;
+	static struct crash_report rep;  /* 30 KB: not on the stack */
+	if (crash_parse(text, len, &rep) && !r->diag_json) {
+		struct dbuf b;
+		dbuf_init(&b, 1u << 20);
+		dbuf_adds(&b, "{\"crash\":");
+		crash_write_json(&rep, &b);
+		dbuf_addc(&b, '}');
+		r->diag_json = dbuf_detach(&b, NULL);
+	}
+	bool cored = r->outcome == OUT_CRASH && WIFSIGNALED(r->status) && WCOREDUMP(r->status);
+	if (!o->diag.core || !cored)
+		return;
+	/* The output named no frame (a plain SIGSEGV): the core does. */
+	struct evidence ev;
+	memset(&ev, 0, sizeof(ev));
+	from_core(o, r, &ev);
+	if (ev.nframes && !r->sig.nframes)
+		evidence_apply(&ev, &r->sig, false);
+}
+
+void rundiag_release(struct run *r)
+{
+	free(r->diag_state);
+	r->diag_state = NULL;
+}

@@ -1,0 +1,61 @@
+/*
+ * rundiag.h: diagnosis inside `jostle run` (the glue between the engine in
+ * series.c and diagnose.h, crash.h, core.h).
+ *
+ *   cli_run.c:  rundiag_option() for --diag-window, --no-diag, --core,
+ *               --keep-cores; rundiag_start() once before the series
+ *   series.c:   rundiag_core_limit() for spawn; rundiag_hang() when a run
+ *               times out, before anything is killed; rundiag_classify()
+ *               after the signature was picked from the output;
+ *               rundiag_release() when the run slot is freed
+ *
+ * A hang: the run's tree (its process group's root plus orphans reparented
+ * to jostle that carry its JOSTLE_RUN) is diagnosed, DIR/stacks/RUN.txt
+ * written, the record's "diag" member set, and Python processes with
+ * faulthandler ended with SIGABRT so their tracebacks land in the capture.
+ * Then the signature becomes kind = the class, key "hang: CLASS", frames =
+ * the culprit functions (or the Python frames when the native ones are all
+ * interpreter). A crash or failure keeps the signature of the shared
+ * extractors (the same id as `jostle survey`); the capture's crash report
+ * (crash.h: finer kind, access, frames, stacks) goes into the record's
+ * "diag" as {"crash": {...}}; with --core, the crashing thread's frames
+ * from the core become the signature's frames when the output named none.
+ */
+#ifndef JOSTLE_RUNDIAG_H
+#define JOSTLE_RUNDIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct run_opts;
+struct run;
+
+struct rundiag_opts {
+	int window_ms;      /* sampling window; 0: no hang diagnosis (--no-diag) */
+	bool core;          /* --core: children may dump cores; jostle reads them */
+	bool keep_cores;    /* --keep-cores: keep them in DIR/cores */
+};
+
+#define RUNDIAG_OPTS_INIT { .window_ms = 200, .core = false, .keep_cores = false }
+
+/* Evidence kept between rundiag_hang() and rundiag_classify() (owned by the run). */
+struct rundiag_state;
+
+/*
+ * Apply option NAME (without dashes) with ARG (may be NULL). 0, or -1 with
+ * a message for the user in why (the CLI prints it, exit 2).
+ */
+int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, char *why, size_t len);
+
+/* Before the series: folders, and a warning (to stderr) when cores cannot
+ * be collected on this machine. */
+void rundiag_start(const struct run_opts *o);
+
+/* spawn_req.core_limit for the series' children. */
+int rundiag_core_limit(const struct run_opts *o);
+
+void rundiag_hang(const struct run_opts *o, struct run *r);
+void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
+void rundiag_release(struct run *r);
+
+#endif

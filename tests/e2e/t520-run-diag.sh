@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# jostle run: hang diagnosis before the kill (DIR/stacks/RUN.txt, the record's
+# "diag", signature kind and frames), Python tracebacks through faulthandler,
+# crash evidence in "diag", and --core.
+. "$(dirname "$0")/../lib.sh"
+
+runs() { json "$1/runs.jsonl" "$2"; }
+
+# --- deadlock: two runs, one signature ---
+"$JOSTLE" run -q -n 2 -j 2 --timeout 1s -o "$TMP/dl" -- "$FIX/hang" deadlock > /dev/null 2>&1
+check_eq "deadlock: both hang" "$(runs "$TMP/dl" '[r["outcome"] for r in rows]')" "['hang', 'hang']"
+check_eq "deadlock: kind" "$(runs "$TMP/dl" '[r["sig_kind"] for r in rows]')" "['deadlock', 'deadlock']"
+check_eq "deadlock: key" "$(runs "$TMP/dl" 'rows[0]["sig_key"]')" "hang: deadlock"
+check_eq "deadlock: culprit frame" "$(runs "$TMP/dl" 'rows[0]["frames"][0]')" take_second_lock
+check_eq "deadlock: one signature" "$(runs "$TMP/dl" 'len({r["sig_id"] for r in rows})')" 1
+check_eq "deadlock: diag kind" "$(runs "$TMP/dl" 'rows[0]["diag"]["kind"]')" deadlock
+check_eq "deadlock: diag counts" "$(runs "$TMP/dl" 'rows[0]["diag"]["counts"]["S"]')" 3
+check "deadlock: stacks file" grep -q 'take_second_lock <- lock_a_then_b' "$TMP/dl/stacks/0.txt"
+check "deadlock: stacks file of run 1" grep -q '^deadlock: ' "$TMP/dl/stacks/1.txt"
+check_eq "deadlock: signal null for a hang" "$(runs "$TMP/dl" 'rows[0]["signal"]')" None
+
+# --- seed 003's shape: another signature ---
+"$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/hs" -- "$FIX/hang" handshake 16 > /dev/null 2>&1
+check_eq "handshake: kind" "$(runs "$TMP/hs" 'rows[0]["sig_kind"]')" livelock
+check_eq "handshake: frames" "$(runs "$TMP/hs" '",".join(rows[0]["frames"][:2])')" "aicore_execute,handshake_all_cores"
+check_eq "handshake: top folded stack" "$(runs "$TMP/hs" 'rows[0]["diag"]["stacks"][0].split(" <- ")[0]')" "16 x aicore_execute"
+check "handshake: not the deadlock's signature" test "$(runs "$TMP/hs" 'rows[0]["sig_id"]')" != "$(runs "$TMP/dl" 'rows[0]["sig_id"]')"
+
+# --- a hang in a grandchild; an orphan reparented to jostle ---
+"$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/gc" -- "$FIX/hang" grandchild > /dev/null 2>&1
+check_eq "grandchild: 3 processes" "$(runs "$TMP/gc" 'rows[0]["diag"]["processes"]')" 3
+check_eq "grandchild: culprit" "$(runs "$TMP/gc" 'rows[0]["frames"][0]')" spin_wait
+check "grandchild: its stack" grep -q 'spin_wait <- grandchild_spin' "$TMP/gc/stacks/0.txt"
+"$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/or" -- "$FIX/hang" orphan > /dev/null 2>&1
+check_eq "orphan: 2 processes" "$(runs "$TMP/or" 'rows[0]["diag"]["processes"]')" 2
+check "orphan: marked reparented" grep -q 'reparented to jostle' "$TMP/or/stacks/0.txt"
+check_eq "orphan: livelock" "$(runs "$TMP/or" 'rows[0]["sig_kind"]')" livelock
+check "orphan: nothing left" no_leftovers "$FIX/hang orphan"
+
+# --- Python: faulthandler tracebacks into the log, Python frames in the signature ---
+"$JOSTLE" run -q -n 1 --timeout 2s -o "$TMP/py" -- /usr/bin/python3 "$ROOT/tests/fixtures/py_hang.py" > /dev/null 2>&1
+check_eq "python: hang" "$(runs "$TMP/py" 'rows[0]["outcome"]')" hang
+check_eq "python: kind" "$(runs "$TMP/py" 'rows[0]["sig_kind"]')" deadlock
+check_eq "python: frames" "$(runs "$TMP/py" '",".join(rows[0]["frames"])')" "py_hang.py:wait_for_never,py_hang.py:main,py_hang.py:<module>"
+check "python: tracebacks in the log" grep -q 'line [0-9]* in worker_blocked' "$TMP/py/logs/0.log"
+
+# --- --no-diag, bad window ---
+"$JOSTLE" run -q -n 1 --timeout 500ms --no-diag -o "$TMP/nd" -- "$FIX/hang" sleep > /dev/null 2>&1
+check_eq "no-diag: plain hang kind" "$(runs "$TMP/nd" 'rows[0]["sig_kind"]')" hang
+check_eq "no-diag: no diag member" "$(runs "$TMP/nd" '"diag" in rows[0]')" False
+check "no-diag: no stacks folder" test ! -e "$TMP/nd/stacks/0.txt"
+"$JOSTLE" run --diag-window 0 -- true > /dev/null 2> "$TMP/bw.err"; check_eq "bad window: exit 2" "$?" 2
+check "bad window: names the option" grep -q "^jostle: --diag-window '0'" "$TMP/bw.err"
+"$JOSTLE" run --help | grep -q -- '--keep-cores'; check_eq "help lists --keep-cores" "$?" 0
+
+# --- crash evidence in the record ---
+if [ "$(basename "$BUILD")" = build-asan ]; then
+	"$JOSTLE" run -q -n 2 -j 2 -o "$TMP/uaf" -- "$FIX/crash" uaf > /dev/null 2>&1
+	check_eq "uaf: finer kind in diag" "$(runs "$TMP/uaf" 'rows[0]["diag"]["crash"]["kind"]')" asan-heap-use-after-free
+	check_eq "uaf: frames in diag" "$(runs "$TMP/uaf" 'rows[0]["diag"]["crash"]["frames"][0]')" read_freed_block
+	check_eq "uaf: one signature" "$(runs "$TMP/uaf" 'len({r["sig_id"] for r in rows})')" 1
+else
+	"$JOSTLE" run -q -n 1 -o "$TMP/df" -- "$FIX/crash" double-free > /dev/null 2>&1
+	check_eq "double free: glibc abort in diag" "$(runs "$TMP/df" 'rows[0]["diag"]["crash"]["kind"]')" glibc-abort
+	check_eq "double free: signal" "$(runs "$TMP/df" 'rows[0]["signal"]')" SIGABRT
+fi
+
+# --- --core: the crashing thread's stack from the core (plain build only:
+# under UBSan the null store is reported and the fixture exits instead) ---
+pattern=$(cat /proc/sys/kernel/core_pattern)
+if [ "$(basename "$BUILD")" = build-asan ]; then
+	ok "# skip --core under ASan"
+elif [ "${pattern:0:1}" = "|" ] || [ "$(ulimit -Hc)" = 0 ]; then
+	ok "# skip --core: core_pattern '$pattern', hard core limit $(ulimit -Hc)"
+else
+	mkdir "$TMP/cwd" && cd "$TMP/cwd" || exit 1
+	"$JOSTLE" run -q -n 1 --core -o "$TMP/core" -- "$FIX/crash" segv > /dev/null 2> "$TMP/core.err"
+	check_eq "core: dumped" "$(runs "$TMP/core" 'rows[0]["core"]')" True
+	check_eq "core: frames from the core" "$(runs "$TMP/core" 'rows[0]["frames"][0]')" write_through_null
+	check "core: stack file" grep -q 'write_through_null' "$TMP/core/stacks/0.txt"
+	check_eq "core: deleted after reading" "$(ls "$TMP/cwd" | grep -c core)" 0
+	"$JOSTLE" run -q -n 1 --keep-cores -o "$TMP/kc" -- "$FIX/crash" segv > /dev/null 2>&1
+	check "keep-cores: kept in DIR/cores" test -s "$TMP/kc/cores/0.core"
+	cd "$TMP" || exit 1
+fi
