@@ -50,7 +50,8 @@ explain "$D/tsan_race.txt" t1; explain "$D/tsan_race_swapped.txt" t2
 check_eq "tsan: kind" "$(json "$TMP/t1.json" 'd["crash"]["kind"]')" tsan-data-race
 check_eq "tsan: both sides" "$(json "$TMP/t1.json" '",".join(d["crash"]["frames"])')" "registry_insert,registry_lookup"
 check_eq "tsan: same race either order, same frames" "$(json "$TMP/t2.json" '",".join(d["crash"]["frames"])')" "registry_insert,registry_lookup"
-check_eq "tsan: signature kind as jostle run records it" "$(json "$TMP/t1.json" 'd["sig_kind"]')" tsan
+check_eq "tsan: signature kind as jostle run records it" "$(json "$TMP/t1.json" 'd["sig_kind"]')" tsan-data-race
+check_eq "tsan: same race either order, one signature" "$(json "$TMP/t2.json" 'd["sig_id"]')" "$(json "$TMP/t1.json" 'd["sig_id"]')"
 
 explain "$D/python_segv.txt" py
 check_eq "python: kind" "$(json "$TMP/py.json" 'd["crash"]["kind"]')" python-fatal
