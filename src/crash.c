@@ -546,8 +546,23 @@ size_t crash_python_frames(const char *text, size_t len, struct evidence *ev)
 		parse_python_threads(&from, r);
 		break;
 	}
+	/* Which thread takes the signal varies from run to run: the culprit of
+	 * each thread (its innermost program frame), sorted, does not. */
+	char tops[CRASH_MAX_STACKS][128];
+	size_t nt = 0;
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct crash_stack *s = &r->stacks[i];
+		for (size_t j = 0; j < s->nframes; j++)
+			if (!s->runtime[j] && s->fn[j][0]) {
+				scopy(tops[nt++], sizeof(tops[0]), s->fn[j]);
+				break;
+			}
+	}
+	qsort(tops, nt, sizeof(tops[0]), cmp_str);
 	ev->nframes = 0;
-	take_frames(ev, python_decider(r), EVIDENCE_FRAMES);
+	for (size_t i = 0; i < nt && ev->nframes < EVIDENCE_FRAMES; i++)
+		if (!i || strcmp(tops[i], tops[i - 1]))
+			scopy(ev->frames[ev->nframes++], sizeof(ev->frames[0]), tops[i]);
 	free(r);
 	return ev->nframes;
 }

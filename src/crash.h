@@ -57,10 +57,11 @@ struct crash_report {
 bool crash_parse(const char *text, size_t len, struct crash_report *out);
 
 /*
- * The top program frames of a Python traceback dump in TEXT (faulthandler's
- * "Current thread ... (most recent call first):" block, else the first
- * thread), as "file.py:function", into ev->frames. Used for hung Python
- * processes ended with SIGABRT. Returns the number of frames.
+ * The culprits of a Python traceback dump in TEXT (faulthandler's blocks of
+ * "Thread ... (most recent call first):"): the innermost program frame of
+ * each thread, as "file.py:function", sorted, into ev->frames. Used for
+ * hung Python processes ended with SIGABRT, where which thread catches the
+ * signal varies. Returns the number of frames.
  */
 size_t crash_python_frames(const char *text, size_t len, struct evidence *ev);
 

@@ -41,7 +41,7 @@ check "orphan: nothing left" no_leftovers "$FIX/hang orphan"
 "$JOSTLE" run -q -n 1 --timeout 2s -o "$TMP/py" -- /usr/bin/python3 "$ROOT/tests/fixtures/py_hang.py" > /dev/null 2>&1
 check_eq "python: hang" "$(runs "$TMP/py" 'rows[0]["outcome"]')" hang
 check_eq "python: kind" "$(runs "$TMP/py" 'rows[0]["sig_kind"]')" deadlock
-check_eq "python: frames" "$(runs "$TMP/py" '",".join(rows[0]["frames"])')" "py_hang.py:wait_for_never,py_hang.py:main,py_hang.py:<module>"
+check_eq "python: frames" "$(runs "$TMP/py" '",".join(rows[0]["frames"])')" "py_hang.py:wait_for_never,py_hang.py:worker_blocked"
 check "python: tracebacks in the log" grep -q 'line [0-9]* in worker_blocked' "$TMP/py/logs/0.log"
 
 # --- --no-diag, bad window ---
