@@ -13,7 +13,10 @@
  *
  * --fixed: pending_task is read with an atomic acquire load and a NULL
  * pending task means "the drain is already over": the thread goes back to
- * dispatching.
+ * dispatching (#898). The fixed variant also carries #893's spin-wait hint
+ * in the non-leaders' wait: without it, a fixed run on a box oversubscribed
+ * many times over crawled past a 60 s limit once in ~1000 runs (waiters
+ * spinning out whole time slices while the leader waits for a CPU).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -83,9 +86,14 @@ static void handle_drain_mode(int me)
 		atomic_store_explicit(&drain_mode, 0, memory_order_release);
 		return;
 	}
+	unsigned spins = 0;
 	while (atomic_load_explicit(&drain_mode, memory_order_acquire) &&
-	       !atomic_load_explicit(&stop, memory_order_relaxed))
-		zoo_cpu_relax();
+	       !atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (opts.fixed)
+			zoo_spin_hint(&spins);
+		else
+			zoo_cpu_relax();
+	}
 }
 
 /* Stop dispatching and wait for this thread's cores to finish their tasks. */

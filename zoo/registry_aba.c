@@ -510,32 +510,6 @@ struct gnode {
 	struct box *child;	/* the embedded graph's handle */
 };
 
-/* GraphDefinition.embed / GraphNode.embed / GN_embed */
-static int graph_embed(struct box *parent, struct box *child, struct gnode *out, struct err *e)
-{
-	int node;
-	uintptr_t emb;
-
-	if (!is_valid(parent) || !is_valid(child))
-		return fail(e, ZE_NOT_VALID, "GraphDefinition.embed", "GraphDefinition is no longer valid");
-	if (cuGraphAddChildGraphNode(&node, atomic_load(&parent->raw), atomic_load(&child->raw)) ||
-	    cuGraphChildGraphNodeGetGraph(atomic_load(&parent->raw), node, &emb))
-		return fail(e, ZE_INVALID_VALUE, "GN_embed",
-			    "HANDLE_RETURN(cuGraphAddChildGraphNode(&new_node, as_cu(h_graph), ...))");
-	struct box *h = create_child_graph_handle(emb, parent, node);
-	if (graph_clone_attachments(h, child)) {
-		box_unref(h);
-		if (cuGraphDestroyNode(atomic_load(&parent->raw), node) == CUDA_SUCCESS)
-			invalidate_child_graph_state(parent, node);
-		return fail(e, ZE_INVALID_VALUE, "GN_embed",
-			    "HANDLE_RETURN(graph_clone_attachments(h_embedded, child_def._h_graph))");
-	}
-	out->parent = parent;
-	out->node = node;
-	out->child = h;
-	return 0;
-}
-
 /* GraphNode.destroy() */
 static void graph_node_destroy(struct gnode *n, bool fixed)
 {
@@ -569,6 +543,33 @@ static void graph_node_destroy(struct gnode *n, bool fixed)
 	}
 	for (int i = 0; i < cnt; i++)
 		box_unref(views[i]);
+}
+
+/* GraphDefinition.embed / GraphNode.embed / GN_embed */
+static int graph_embed(struct box *parent, struct box *child, struct gnode *out, bool fixed,
+		       struct err *e)
+{
+	int node;
+	uintptr_t emb;
+
+	if (!is_valid(parent) || !is_valid(child))
+		return fail(e, ZE_NOT_VALID, "GraphDefinition.embed", "GraphDefinition is no longer valid");
+	if (cuGraphAddChildGraphNode(&node, atomic_load(&parent->raw), atomic_load(&child->raw)) ||
+	    cuGraphChildGraphNodeGetGraph(atomic_load(&parent->raw), node, &emb))
+		return fail(e, ZE_INVALID_VALUE, "GN_embed",
+			    "HANDLE_RETURN(cuGraphAddChildGraphNode(&new_node, as_cu(h_graph), ...))");
+	struct box *h = create_child_graph_handle(emb, parent, node);
+	if (graph_clone_attachments(h, child)) {
+		struct gnode rollback = { .parent = parent, .node = node };
+		box_unref(h);
+		graph_node_destroy(&rollback, fixed);
+		return fail(e, ZE_INVALID_VALUE, "GN_embed",
+			    "HANDLE_RETURN(graph_clone_attachments(h_embedded, child_def._h_graph))");
+	}
+	out->parent = parent;
+	out->node = node;
+	out->child = h;
+	return 0;
 }
 
 /* Destroys a root GraphDefinition: its hierarchy is retired first, then the driver graph. */
@@ -629,11 +630,11 @@ static int test_destroying_child_node(bool fixed, struct err *e)
 	}
 	inner->nattach = 1;	/* the callback object is kept alive by the graph */
 	middle = graph_new();
-	if (graph_embed(middle, inner, &mid_child, e))
+	if (graph_embed(middle, inner, &mid_child, fixed, e))
 		goto out;
 	middle->nattach = inner->nattach;
 	outer = graph_new();
-	if (graph_embed(outer, middle, &outer_child, e))
+	if (graph_embed(outer, middle, &outer_child, fixed, e))
 		goto out;
 	emb_middle = box_ref(outer_child.child);	/* outer_child.child_graph */
 	if (!is_valid(emb_middle)) {

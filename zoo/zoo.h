@@ -18,6 +18,7 @@
 #define ZOO_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -163,6 +164,24 @@ static inline void zoo_cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ __volatile__("yield");
 #endif
+}
+
+/*
+ * zoo_spin_hint: one step of a polite spin-wait (SPIN_WAIT_HINT in the
+ * runtimes of seed 003): pause for the first 64 steps, then give the CPU away
+ * with sched_yield, spinning longer between yields as the wait grows. *spins
+ * starts at 0 for each wait.
+ */
+static inline void zoo_spin_hint(unsigned *spins)
+{
+	if (++*spins < 64) {
+		zoo_cpu_relax();
+		return;
+	}
+	unsigned backoff = *spins - 63 < 64 ? *spins - 63 : 64;
+	for (unsigned i = 0; i < backoff; i++)
+		zoo_cpu_relax();
+	sched_yield();
 }
 
 static inline uint64_t zoo_now_ns(void)
