@@ -25,18 +25,20 @@ check_eq "fail-every: run seeds distinct" "$(json "$TMP/a/runs.jsonl" 'len(set(r
 check_eq "crash: exit 1" "$?" 1
 check_eq "crash: run 2 crashed with SIGABRT" "$(json "$TMP/c/runs.jsonl" '[(r["run"], r["signal"]) for r in rows if r["outcome"]=="crash"]')" "[(2, 'SIGABRT')]"
 check_eq "crash: exit is null" "$(json "$TMP/c/runs.jsonl" '[r["exit"] for r in rows if r["outcome"]=="crash"]')" "[None]"
-"$JOSTLE" run -q -n 5 -j 2 --timeout 300ms --grace 100ms -o "$TMP/h" -- "$F" hang-on 3 2>/dev/null
+# Only the hanging run may reach the timeout: a loaded machine (ASan, CI)
+# can make any run slow, so the passing runs get no deadline race.
+"$JOSTLE" run -q -n 1 --timeout 300ms --grace 100ms -o "$TMP/h" -- "$F" hang-on 0 2>/dev/null
 check_eq "hang: exit 1" "$?" 1
-check_eq "hang: run 3 is a hang" "$(json "$TMP/h/runs.jsonl" '[r["run"] for r in rows if r["outcome"]=="hang"]')" "[3]"
-check_eq "hang: the others passed" "$(json "$TMP/h/summary.json" 'd["pass"]')" 4
+check_eq "hang: run 0 is a hang" "$(json "$TMP/h/runs.jsonl" '[r["run"] for r in rows if r["outcome"]=="hang"]')" "[0]"
 check "hang: wall time at least the timeout" test "$(json "$TMP/h/runs.jsonl" '[r["wall_s"] >= 0.3 for r in rows if r["outcome"]=="hang"][0]')" = True
+check "hang: its output is kept" grep -q "run 0 hangs" "$TMP/h/logs/0.log"
 
 # Stopping rules (-j 1 so the count is exact).
 "$JOSTLE" run -q -n 100 -j 1 --until first-failure -o "$TMP/u1" -- "$F" fail-every 5 2>/dev/null
 check_eq "until first-failure: stops after run 4" "$(json "$TMP/u1/summary.json" '(d["runs"], d["failures"], d["stop"])')" "(5, 1, 'first failure')"
 "$JOSTLE" run -q -n 100 -j 1 --until failures:2 -o "$TMP/u2" -- "$F" fail-every 3 2>/dev/null
 check_eq "until failures:2: 6 runs" "$(json "$TMP/u2/summary.json" '(d["runs"], d["failures"])')" "(6, 2)"
-"$JOSTLE" run -q --time 1s -j 2 -o "$TMP/t" -- "$F" pass 2>/dev/null
+"$JOSTLE" run -q --time 2s -j 2 -o "$TMP/t" -- "$F" pass 2>/dev/null
 check_eq "time budget: stops and says so" "$(json "$TMP/t/summary.json" 'd["stop"]')" "time budget spent"
 check "time budget: ran some runs" test "$(json "$TMP/t/summary.json" 'd["runs"] > 0')" = True
 
