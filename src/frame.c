@@ -184,7 +184,7 @@ static bool is_one_of(const char *s, const char *const *list)
 static const char *const runtime_modules[] = {
 	"libc.so", "libc-", "libpthread", "ld-linux", "ld64.so", "ld-2.", "libdl.",
 	"librt.", "libm.so", "libasan", "libtsan", "libubsan", "liblsan", "libhwasan",
-	"libmsan", "libgcc_s", "libstdc++", "libpython", "python2", "python3", "[vdso]", "linux-vdso",
+	"libmsan", "libgcc_s", "libstdc++", "libpython", "python2", "python3", "[vdso", "linux-vdso",
 	"libjostle-chaos", "libcuda.", "libcudart", "libnvrtc", "libcupti", "libnvidia", NULL,
 };
 
@@ -206,7 +206,7 @@ static const char *const runtime_prefixes[] = {
 	"vectorcall_", "function_code_fastcall", "pymain_", "thread_run", "t_bootstrap",
 	"lock_PyThread", "acquire_timed", "pysleep", "time_sleep", "faulthandler_",
 	"std::", "__gnu_cxx::", "execute_native_thread_routine", "cuLaunch", "cudaLaunch",
-	"__device_stub", "__cudart", NULL,
+	"__device_stub", "__cudart", "__vdso_", "[vdso", NULL,
 };
 
 static const char *const runtime_names[] = {

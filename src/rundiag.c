@@ -216,9 +216,16 @@ void rundiag_classify(const struct run_opts *o, struct run *r, const char *text,
 {
 	if (r->outcome == OUT_HANG) {
 		struct rundiag_state *st = r->diag_state;
-		if (!st || !st->hang_done)
+		if (!st)
 			return;
 		struct evidence ev = st->hang;
+		if (!st->hang_done) {
+			/* It exited as the timeout hit: nothing to diagnose, and its last
+			 * line varies; one key for all of these. */
+			memset(&ev, 0, sizeof(ev));
+			snprintf(ev.kind, sizeof(ev.kind), "hang");
+			snprintf(ev.key_line, sizeof(ev.key_line), "hang: exited at the timeout");
+		}
 		/* A hung interpreter: its native frames are all runtime; the
 		 * faulthandler dump in the output names the Python functions. */
 		if (!ev.nframes)
