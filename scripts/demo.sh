@@ -18,12 +18,18 @@ say "2. The fix (--fixed: registry entries retired before the raw handles are fr
 echo "   jostle run -n 400 -j 8 -- build/zoo/registry_aba --fixed"
 $J run -n 400 -j 8 -o "$out/after" -- build/zoo/registry_aba --fixed || true
 
-say "3. Explain a hang: zoo/spin_handshake (seed 003) livelocks when its busy-spins oversubscribe the CPUs"
-echo "   jostle run -n 16 -j 8 --timeout 5s --until first-failure -- build/zoo/spin_handshake"
-$J run -n 16 -j 8 --timeout 5s --grace 200ms --until first-failure -o "$out/hang" -- build/zoo/spin_handshake || true
+say "3. Proof: is the fix real, or did we just get lucky?"
+echo "   jostle compare before/ after/"
+$J compare "$out/before" "$out/after" || true
+
+say "4. Explain a hang: zoo/spin_handshake (seed 003) livelocks when its busy-spins oversubscribe the CPUs"
+echo "   8 copies squeezed onto one CPU; its other symptom, a deinit ACK timeout, is set aside with --ignore"
+echo "   jostle run -n 40 -j 8 --cpus 1 --chaos none --timeout 3s --ignore deinit --until first-failure -- build/zoo/spin_handshake"
+$J run -n 40 -j 8 --cpus 1 --chaos none --timeout 3s --grace 200ms --ignore deinit --until first-failure \
+	-o "$out/hang" -- build/zoo/spin_handshake || true
 if ls "$out"/hang/stacks/*.txt >/dev/null 2>&1; then
 	f=$(ls "$out"/hang/stacks/*.txt | head -1)
-	echo; echo "   what jostle saw in the hung run ($f):"; head -30 "$f" | sed 's/^/   | /'
+	echo; echo "   what jostle saw in the hung run before it killed it ($f):"; head -30 "$f" | sed 's/^/   | /'
 fi
 
 echo
