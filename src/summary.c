@@ -93,6 +93,9 @@ void summary_print(const struct summary *s, FILE *f, const char *out_dir,
 		   double elapsed_s, const char *stop_reason)
 {
 	uint64_t fails = summary_failures(s);
+	/* Ignored runs tell nothing about the failure rate: they are left out
+	 * of every rate's denominator, as in the reports. */
+	uint64_t counted = s->runs - s->by_outcome[OUT_IGNORED];
 	fprintf(f, "\njostle: %" PRIu64 " runs in %.1fs (%s): %" PRIu64 " passed, %" PRIu64
 		" failed", s->runs, elapsed_s, stop_reason, s->by_outcome[OUT_PASS], fails);
 	if (fails)
@@ -108,8 +111,8 @@ void summary_print(const struct summary *s, FILE *f, const char *out_dir,
 			const struct sig_stat *st = &s->sigs[i];
 			double lo, hi;
 			char a[16], b[16], c[16], range[40];
-			stats_wilson(st->count, s->runs, Z95, &lo, &hi);
-			pct(a, sizeof(a), (double)st->count / (double)s->runs);
+			stats_wilson(st->count, counted, Z95, &lo, &hi);
+			pct(a, sizeof(a), (double)st->count / (double)counted);
 			pct(b, sizeof(b), lo);
 			pct(c, sizeof(c), hi);
 			char rate[64];
@@ -123,11 +126,11 @@ void summary_print(const struct summary *s, FILE *f, const char *out_dir,
 		if (s->other_sigs)
 			fprintf(f, "  (%" PRIu64 " failures with further signatures not listed)\n",
 				s->other_sigs);
-	} else if (s->runs) {
+	} else if (counted) {
 		char a[16];
-		pct(a, sizeof(a), stats_cp_upper0(s->runs, 0.05));
+		pct(a, sizeof(a), stats_cp_upper0(counted, 0.05));
 		fprintf(f, "  0 of %" PRIu64 " failed: failure rate < %s with 95%% confidence\n",
-			s->runs, a);
+			counted, a);
 	}
 	fprintf(f, "  results: %s\n", out_dir);
 }

@@ -45,8 +45,9 @@ check "time budget: ran some runs" test "$(json "$TMP/t/summary.json" 'd["runs"]
 # What counts as failure.
 "$JOSTLE" run -q -n 4 -j 2 --fail-on 'LEAK DETECTED' -o "$TMP/fo" -- "$F" fail-text 2 "LEAK DETECTED: 3 blocks" 2>/dev/null
 check_eq "fail-on: run 2 fails although it exits 0" "$(json "$TMP/fo/runs.jsonl" '[(r["run"], r["exit"]) for r in rows if r["outcome"]=="fail"]')" "[(2, 0)]"
-"$JOSTLE" run -q -n 6 -j 2 --ignore 'AssertionError' -o "$TMP/ig" -- "$F" fail-every 2 2>/dev/null
+"$JOSTLE" run -q -n 6 -j 2 --ignore 'AssertionError' -o "$TMP/ig" -- "$F" fail-every 2 2>"$TMP/ig.err"
 check_eq "ignore: exit 0 when every failure is ignored" "$?" 0
+check "ignore: ignored runs are left out of the bound" grep -q "0 of 3 failed: failure rate < 63.2%" "$TMP/ig.err"
 check_eq "ignore: 3 ignored, 0 failures" "$(json "$TMP/ig/summary.json" '(d["ignored"], d["failures"])')" "(3, 0)"
 "$JOSTLE" run -q -n 6 -j 2 -o "$TMP/s1" -- "$F" two-errors 3 2>/dev/null
 check_eq "signatures: two distinct errors give two signatures" "$(json "$TMP/s1/summary.json" 'sorted(s["count"] for s in d["signatures"])')" "[3, 3]"
