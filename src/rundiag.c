@@ -23,6 +23,7 @@
 #include "diagnose.h"
 #include "frame.h"
 #include "reap.h"
+#include "record.h"
 #include "rundiag.h"
 #include "series.h"
 #include "stack.h"
@@ -110,17 +111,8 @@ static void write_file(const char *path, const struct dbuf *b)
 		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(errno));
 		return;
 	}
-	const char *p = dbuf_str(b);
-	size_t left = b->len;
-	while (left) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		p += w;
-		left -= (size_t)w;
-	}
+	if (record_write(fd, b) < 0)
+		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(errno));
 	close(fd);
 }
 

@@ -341,17 +341,8 @@ static void write_log(struct series *s, const struct run *r, const char *rel)
 	char *path = xasprintf("%s/%s", s->o->out_dir, rel);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		const char *p = s->text.buf ? s->text.buf : "";
-		size_t left = s->text.len;
-		while (left) {
-			ssize_t w = write(fd, p, left);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			p += w;
-			left -= (size_t)w;
-		}
+		if (record_write(fd, &s->text) < 0)
+			fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(errno));
 		close(fd);
 	} else {
 		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(errno));
