@@ -1,54 +1,21 @@
 /*
  * escape.c: repair and quote untrusted text for reports (see escape.h).
  *
- * One decoder walks the bytes: a valid UTF-8 sequence (no overlongs, no
- * surrogates, nothing past U+10FFFF, and not U+FFFE/U+FFFF which XML
- * forbids) is passed to the target's quoting; anything else becomes U+FFFD.
+ * One decoder walks the bytes: a valid UTF-8 sequence (utf8_seq() with
+ * UTF8_STRICT: no overlongs, no surrogates, nothing past U+10FFFF, no C1
+ * controls, and not U+FFFE/U+FFFF which XML forbids) is passed to the
+ * target's quoting; anything else becomes U+FFFD.
  */
 #include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "escape.h"
+#include "utf8.h"
 #include "banned.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"
 
 enum target { T_TEXT, T_HTML, T_MD_CODE, T_MD_CELL };
-
-/* Length of the valid, allowed UTF-8 sequence at s, or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    cp == 0xfffe || cp == 0xffff || (cp >= 0x80 && cp < 0xa0))
-		return 0;
-	return len;
-}
 
 static void emit(struct dbuf *b, const char *str, size_t n, enum target t)
 {
@@ -90,7 +57,7 @@ static void emit(struct dbuf *b, const char *str, size_t n, enum target t)
 			dbuf_adds(b, "\\|");
 			i++;
 		} else {
-			size_t len = utf8_seq(s + i, n - i);
+			size_t len = utf8_seq(s + i, n - i, UTF8_STRICT);
 			if (len == 0) {
 				dbuf_adds(b, REPLACEMENT);
 				i++;

@@ -7,40 +7,8 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "utf8.h"
 #include "banned.h"
-
-/* Length of a valid UTF-8 sequence at s (max n bytes), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
 
 void jsonw_string(struct dbuf *b, const char *str, size_t n)
 {
@@ -66,7 +34,7 @@ void jsonw_string(struct dbuf *b, const char *str, size_t n)
 			dbuf_addf(b, "\\u%04x", c);
 			i++;
 		} else {
-			size_t len = utf8_len(s + i, n - i);
+			size_t len = utf8_seq(s + i, n - i, 0);
 			if (len == 0) {
 				dbuf_adds(b, "\xef\xbf\xbd");
 				i++;
