@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "compare.h"
 #include "results.h"
@@ -46,22 +47,15 @@ int cmd_compare(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		}
-		if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "jostle: unknown option '%s' for compare; see 'jostle compare --help'\n",
-				argv[i]);
-			return EXIT_USAGE;
-		}
-		if (nd == 2) {
-			fprintf(stderr, "jostle: compare takes two directories, BEFORE and AFTER; "
-					"'%s' is a third\n", argv[i]);
-			return EXIT_USAGE;
-		}
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error("compare", "unknown option '%s' for compare", argv[i]);
+		if (nd == 2)
+			return cli_usage_error(NULL, "compare takes two directories, BEFORE and AFTER; "
+					       "'%s' is a third", argv[i]);
 		dirs[nd++] = argv[i];
 	}
-	if (nd != 2) {
-		fprintf(stderr, "jostle: compare needs BEFORE_DIR and AFTER_DIR; see 'jostle compare --help'\n");
-		return EXIT_USAGE;
-	}
+	if (nd != 2)
+		return cli_usage_error("compare", "compare needs BEFORE_DIR and AFTER_DIR");
 	struct results before, after;
 	if (load(&before, dirs[0]) < 0)
 		return EXIT_USAGE;

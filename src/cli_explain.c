@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "crash.h"
 #include "dbuf.h"
@@ -81,19 +82,15 @@ int cmd_explain(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(argv[i], "--format")) {
-			if (i + 1 >= argc || (strcmp(argv[i + 1], "text") && strcmp(argv[i + 1], "json"))) {
-				fprintf(stderr, "jostle: '--format' expects 'text' or 'json'\n");
-				return EXIT_USAGE;
-			}
+			if (i + 1 >= argc || (strcmp(argv[i + 1], "text") && strcmp(argv[i + 1], "json")))
+				return cli_usage_error(NULL, "'--format' expects 'text' or 'json'");
 			format = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "jostle: unknown option '%s'; see 'jostle explain --help'\n", argv[i]);
-			return EXIT_USAGE;
+			return cli_usage_error("explain", "unknown option '%s'", argv[i]);
 		} else if (!path) {
 			path = argv[i];
 		} else {
-			fprintf(stderr, "jostle: unexpected argument '%s'; one LOG only\n", argv[i]);
-			return EXIT_USAGE;
+			return cli_usage_error(NULL, "unexpected argument '%s'; one LOG only", argv[i]);
 		}
 	}
 	if (!path) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "merge.h"
 #include "report.h"
@@ -33,31 +34,23 @@ int cmd_merge(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "jostle: '%s' needs a directory; see 'jostle merge --help'\n", a);
-				return EXIT_USAGE;
-			}
+			if (i + 1 >= argc)
+				return cli_usage_error("merge", "'%s' needs a directory", a);
 			out = argv[++i];
 		} else if (!strncmp(a, "--output=", 9)) {
 			out = a + 9;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "jostle: unknown option '%s' for merge; see 'jostle merge --help'\n", a);
-			return EXIT_USAGE;
+			return cli_usage_error("merge", "unknown option '%s' for merge", a);
 		} else if (n < sizeof(dirs) / sizeof(dirs[0])) {
 			dirs[n++] = a;
 		} else {
-			fprintf(stderr, "jostle: too many directories for merge (at most 1024)\n");
-			return EXIT_USAGE;
+			return cli_usage_error(NULL, "too many directories for merge (at most 1024)");
 		}
 	}
-	if (!out) {
-		fprintf(stderr, "jostle: merge needs -o OUT, the directory to create; see 'jostle merge --help'\n");
-		return EXIT_USAGE;
-	}
-	if (!n) {
-		fprintf(stderr, "jostle: merge needs at least one results directory\n");
-		return EXIT_USAGE;
-	}
+	if (!out)
+		return cli_usage_error("merge", "merge needs -o OUT, the directory to create");
+	if (!n)
+		return cli_usage_error(NULL, "merge needs at least one results directory");
 	struct merge_stats st;
 	char err[4096] = "";
 	int e = merge_dirs(dirs, n, out, &st, err, sizeof(err));

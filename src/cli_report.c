@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "report.h"
 #include "results.h"
@@ -58,10 +59,8 @@ int cmd_report(int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--format") || !strcmp(a, "-o") ||
 			   !strcmp(a, "--output")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "jostle: '%s' needs a value; see 'jostle report --help'\n", a);
-				return EXIT_USAGE;
-			}
+			if (i + 1 >= argc)
+				return cli_usage_error("report", "'%s' needs a value", a);
 			if (a[1] == 'f' || a[2] == 'f')
 				format = argv[++i];
 			else
@@ -71,27 +70,21 @@ int cmd_report(int argc, char **argv)
 		} else if (!strncmp(a, "--output=", 9)) {
 			output = a + 9;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "jostle: unknown option '%s' for report; see 'jostle report --help'\n", a);
-			return EXIT_USAGE;
+			return cli_usage_error("report", "unknown option '%s' for report", a);
 		} else if (ndirs < sizeof(dirs) / sizeof(dirs[0])) {
 			dirs[ndirs++] = a;
 		} else {
-			fprintf(stderr, "jostle: too many directories for report (at most 256)\n");
-			return EXIT_USAGE;
+			return cli_usage_error(NULL, "too many directories for report (at most 256)");
 		}
 	}
-	if (!ndirs) {
-		fprintf(stderr, "jostle: report needs a results directory; see 'jostle report --help'\n");
-		return EXIT_USAGE;
-	}
+	if (!ndirs)
+		return cli_usage_error("report", "report needs a results directory");
 	if (!format)
 		format = output && format_from_ext(output) ? format_from_ext(output) : "text";
 	const struct report_format *fmt = report_format_find(format);
-	if (!fmt) {
-		fprintf(stderr, "jostle: --format '%s' is not a report format; expected text, md, html, "
-				"junit or json\n", format);
-		return EXIT_USAGE;
-	}
+	if (!fmt)
+		return cli_usage_error(NULL, "--format '%s' is not a report format; expected text, "
+				       "md, html, junit or json", format);
 	struct results r;
 	results_init(&r);
 	for (size_t i = 0; i < ndirs; i++) {

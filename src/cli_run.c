@@ -8,7 +8,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cli.h"
 #include "cmd.h"
 #include "machine.h"
 #include "parse.h"
@@ -125,24 +125,12 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-__attribute__((format(printf, 1, 2)))
-static int bad(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("jostle: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
-
 static struct regex *compile_opt(const char *opt, const char *pattern, int *rc)
 {
 	char err[160];
 	struct regex *re = regex_new(pattern, REGEX_MULTILINE, err, sizeof(err));
 	if (!re)
-		*rc = bad("%s '%s' is not a valid regular expression: %s", opt, pattern, err);
+		*rc = cli_usage_error(NULL, "%s '%s' is not a valid regular expression: %s", opt, pattern, err);
 	return re;
 }
 
@@ -172,11 +160,11 @@ static int parse_until(struct run_opts *o, const char *v)
 			o->confident_rate = rate;
 			return 0;
 		}
-		return bad("--until '%s': the rate is not a fraction; expected e.g. confident:0.01 "
-			   "or confident:1%%", v);
+		return cli_usage_error(NULL, "--until '%s': the rate is not a fraction; expected "
+				       "e.g. confident:0.01 or confident:1%%", v);
 	}
-	return bad("--until '%s' is not a stopping rule; expected first-failure, failures:K "
-		   "or confident:RATE", v);
+	return cli_usage_error(NULL, "--until '%s' is not a stopping rule; expected "
+			       "first-failure, failures:K or confident:RATE", v);
 }
 
 static int mkdir_p(const char *path)
@@ -217,12 +205,12 @@ static int prepare_out(struct run_opts *o, const char *given)
 	}
 	int rc = mkdir_p(dir);
 	if (rc < 0) {
-		int st = bad("--out '%s' cannot be created: %s", dir, strerror(-rc));
+		int st = cli_usage_error(NULL, "--out '%s' cannot be created: %s", dir, strerror(-rc));
 		free(dir);
 		return st;
 	}
 	if (access(dir, W_OK) < 0) {
-		int st = bad("--out '%s' is not writable: %s", dir, strerror(errno));
+		int st = cli_usage_error(NULL, "--out '%s' is not writable: %s", dir, strerror(errno));
 		free(dir);
 		return st;
 	}
@@ -231,14 +219,15 @@ static int prepare_out(struct run_opts *o, const char *given)
 	int exists = stat(runs, &st) == 0 && st.st_size > 0;
 	free(runs);
 	if (exists) {
-		int s = bad("--out '%s' already holds results; choose another directory or remove it", dir);
+		int s = cli_usage_error(NULL, "--out '%s' already holds results; choose another "
+					"directory or remove it", dir);
 		free(dir);
 		return s;
 	}
 	o->out_dir = realpath(dir, NULL);
 	free(dir);
 	if (!o->out_dir)
-		return bad("--out: cannot resolve the results directory: %s", strerror(errno));
+		return cli_usage_error(NULL, "--out: cannot resolve the results directory: %s", strerror(errno));
 	return 0;
 }
 
@@ -280,18 +269,20 @@ int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 'n':
 			if (parse_u64(optarg, 1, UINT64_MAX, &o.runs) < 0)
-				rc = bad("--runs '%s' is not a number of runs; expected a positive integer", optarg);
+				rc = cli_usage_error(NULL, "--runs '%s' is not a number of runs; "
+						     "expected a positive integer", optarg);
 			break;
 		case 'j':
 			if (parse_u64(optarg, 1, 4096, &u) < 0)
-				rc = bad("--jobs '%s' is not a job count; expected an integer from 1 to 4096", optarg);
+				rc = cli_usage_error(NULL, "--jobs '%s' is not a job count; "
+						     "expected an integer from 1 to 4096", optarg);
 			o.jobs = (unsigned)u;
 			jobs_set = true;
 			break;
 		case OPT_PRESSURE: {
 			char why[512];
 			if (pressure_option(&o.pressure, long_opts[li].name, optarg, why, sizeof(why)) < 0)
-				rc = bad("%s", why);
+				rc = cli_usage_error(NULL, "%s", why);
 			break;
 		}
 		case OPT_REPLAY:
@@ -300,20 +291,20 @@ int cmd_run(int argc, char **argv)
 		case OPT_DIAG: {
 			char why[256];
 			if (rundiag_option(&o.diag, long_opts[li].name, optarg, why, sizeof(why)) < 0)
-				rc = bad("%s", why);
+				rc = cli_usage_error(NULL, "%s", why);
 			break;
 		}
 		case OPT_TIME:
 			if (parse_duration_ns(optarg, &o.time_ns) < 0 || o.time_ns == 0)
-				rc = bad("--time '%s' is not a duration; expected e.g. 90s, 10m, 1h", optarg);
+				rc = cli_usage_error(NULL, "--time '%s' is not a duration; expected e.g. 90s, 10m, 1h", optarg);
 			break;
 		case OPT_TIMEOUT:
 			if (parse_duration_ns(optarg, &o.timeout_ns) < 0 || o.timeout_ns == 0)
-				rc = bad("--timeout '%s' is not a duration; expected e.g. 30s, 10m", optarg);
+				rc = cli_usage_error(NULL, "--timeout '%s' is not a duration; expected e.g. 30s, 10m", optarg);
 			break;
 		case OPT_GRACE:
 			if (parse_duration_ns(optarg, &o.grace_ns) < 0)
-				rc = bad("--grace '%s' is not a duration; expected e.g. 500ms, 2s", optarg);
+				rc = cli_usage_error(NULL, "--grace '%s' is not a duration; expected e.g. 500ms, 2s", optarg);
 			break;
 		case OPT_UNTIL:
 			rc = parse_until(&o, optarg);
@@ -335,14 +326,16 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_SEED:
 			if (parse_seed(optarg, &o.seed) < 0)
-				rc = bad("--seed '%s' is not a seed; expected a decimal or 0x hex integer", optarg);
+				rc = cli_usage_error(NULL, "--seed '%s' is not a seed; "
+						     "expected a decimal or 0x hex integer", optarg);
 			seed_set = true;
 			break;
 		case OPT_HEAD:
 		case OPT_TAIL:
 			if (parse_size(optarg, &u) < 0 || u > (1u << 30))
-				rc = bad("--%s '%s' is not a size; expected e.g. 64K, 1M (at most 1G)",
-					 c == OPT_HEAD ? "head" : "tail", optarg);
+				rc = cli_usage_error(NULL, "--%s '%s' is not a size; expected "
+						     "e.g. 64K, 1M (at most 1G)",
+						     c == OPT_HEAD ? "head" : "tail", optarg);
 			else if (c == OPT_HEAD)
 				o.head_cap = (size_t)u;
 			else
@@ -355,7 +348,7 @@ int cmd_run(int argc, char **argv)
 				*o.matrix = (struct matrix)MATRIX_INIT;
 			}
 			if (matrix_add(o.matrix, optarg, err, sizeof(err)) < 0)
-				rc = bad("%s", err);
+				rc = cli_usage_error(NULL, "%s", err);
 			break;
 		}
 		case OPT_NO_REPORT:
@@ -369,30 +362,31 @@ int cmd_run(int argc, char **argv)
 			opts_release(&o);
 			return EXIT_OK;
 		case ':':
-			rc = bad("option '%s' needs a value; see 'jostle run --help'", argv[optind - 1]);
+			rc = cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
 			break;
 		default:
-			rc = bad("unknown option '%s'; see 'jostle run --help'", argv[optind - 1]);
+			rc = cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
 			break;
 		}
 	}
 	if (rc == 0 && (optind < 2 || strcmp(argv[optind - 1], "--") != 0))
-		rc = bad("missing '--' before the command: jostle run [options] -- COMMAND [ARG...]");
+		rc = cli_usage_error(NULL, "missing '--' before the command: "
+				     "jostle run [options] -- COMMAND [ARG...]");
 	if (rc == 0 && optind >= argc)
-		rc = bad("no command given after '--'; see 'jostle run --help'");
+		rc = cli_usage_error("run", "no command given after '--'");
 	if (rc == 0) {
 		o.argv = argv + optind;
 		o.path = spawn_resolve(o.argv[0]);
 		if (!o.path)
-			rc = bad(errno == EACCES ? "command '%s' is not executable" :
-				 "command '%s' not found (checked PATH)", o.argv[0]);
+			rc = cli_usage_error(NULL, errno == EACCES ? "command '%s' is not executable" :
+					     "command '%s' not found (checked PATH)", o.argv[0]);
 	}
 	if (rc == 0 && replay) {
 		/* pressure.h / replay.h: the recorded configuration, seed and jobs */
 		char why[768];
 		unsigned rjobs = 0;
 		if (replay_load(&o.pressure, replay, &rjobs, why, sizeof(why)) < 0)
-			rc = bad("%s", why);
+			rc = cli_usage_error(NULL, "%s", why);
 		if (!jobs_set && rjobs)
 			o.jobs = rjobs;
 		if (!o.runs && !o.time_ns)
@@ -403,8 +397,9 @@ int cmd_run(int argc, char **argv)
 	if (rc == 0 && !seed_set && getrandom(&o.seed, sizeof(o.seed), 0) != (ssize_t)sizeof(o.seed))
 		o.seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
 	if (rc == 0 && o.matrix && matrix_cpus(o.matrix, 0) && (o.pressure.any || replay))
-		rc = bad("--matrix cpus=... cannot be combined with --cpus, --cpu-quota, --noise, "
-			 "--chaos or --replay yet; use an environment axis, or --cpus for the series");
+		rc = cli_usage_error(NULL, "--matrix cpus=... cannot be combined with --cpus, "
+				     "--cpu-quota, --noise, --chaos or --replay yet; use an "
+				     "environment axis, or --cpus for the series");
 	if (rc == 0 && o.until == UNTIL_CONFIDENT) {
 		/* Zero failures bound the rate by 1 - 0.05^(1/n), a function of n
 		 * alone: plan exactly the runs that reach RATE (README, "Stopping

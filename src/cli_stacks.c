@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "diagnose.h"
 #include "banned.h"
@@ -55,35 +56,29 @@ int cmd_stacks(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		} else if (!strcmp(a, "--window") || !strcmp(a, "--diag-window")) {
-			if (i + 1 >= argc || parse_ms(argv[i + 1], &o.window_ms)) {
-				fprintf(stderr, "jostle: '%s' needs a window in milliseconds, 1 to 60000\n", a);
-				return EXIT_USAGE;
-			}
+			if (i + 1 >= argc || parse_ms(argv[i + 1], &o.window_ms))
+				return cli_usage_error(NULL, "'%s' needs a window in milliseconds, "
+						       "1 to 60000", a);
 			i++;
 		} else if (!strcmp(a, "--format")) {
-			if (i + 1 >= argc || (strcmp(argv[i + 1], "text") && strcmp(argv[i + 1], "json"))) {
-				fprintf(stderr, "jostle: '--format' expects 'text' or 'json'\n");
-				return EXIT_USAGE;
-			}
+			if (i + 1 >= argc || (strcmp(argv[i + 1], "text") && strcmp(argv[i + 1], "json")))
+				return cli_usage_error(NULL, "'--format' expects 'text' or 'json'");
 			format = argv[++i];
 		} else if (!strcmp(a, "--no-stacks")) {
 			o.stacks = false;
 		} else if (!strcmp(a, "--python-abort")) {
 			python_abort = true;
 		} else if (a[0] == '-') {
-			fprintf(stderr, "jostle: unknown option '%s'; see 'jostle stacks --help'\n", a);
-			return EXIT_USAGE;
+			return cli_usage_error("stacks", "unknown option '%s'", a);
 		} else if (!pid) {
 			char *end;
 			errno = 0;
 			pid = strtol(a, &end, 10);
-			if (errno || end == a || *end || pid <= 1 || pid > INT_MAX) {
-				fprintf(stderr, "jostle: '%s' is not a process id (expected a number > 1)\n", a);
-				return EXIT_USAGE;
-			}
+			if (errno || end == a || *end || pid <= 1 || pid > INT_MAX)
+				return cli_usage_error(NULL, "'%s' is not a process id "
+						       "(expected a number > 1)", a);
 		} else {
-			fprintf(stderr, "jostle: unexpected argument '%s'; one PID only\n", a);
-			return EXIT_USAGE;
+			return cli_usage_error(NULL, "unexpected argument '%s'; one PID only", a);
 		}
 	}
 	if (!pid) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "extractor.h"
 #include "survey.h"
@@ -68,13 +69,13 @@ int cmd_survey(int argc, char **argv)
 		switch (c) {
 		case OPT_RULES:
 			if (extractor_set_load_rules(set, optarg, err, sizeof(err))) {
-				fprintf(stderr, "jostle: --rules '%s': %s\n", optarg, err);
+				cli_usage_error(NULL, "--rules '%s': %s", optarg, err);
 				goto out;
 			}
 			break;
 		case OPT_GROUP:
 			if (survey_add_group(sv, optarg, err, sizeof(err))) {
-				fprintf(stderr, "jostle: --group-by '%s': %s\n", optarg, err);
+				cli_usage_error(NULL, "--group-by '%s': %s", optarg, err);
 				goto out;
 			}
 			break;
@@ -82,8 +83,8 @@ int cmd_survey(int argc, char **argv)
 			int64_t t;
 			size_t n = strlen(optarg);
 			if (timestamp_parse(optarg, n, false, &t) != n) {
-				fprintf(stderr, "jostle: --since '%s': expected a date, YYYY-MM-DD or "
-					"YYYY-MM-DDTHH:MM[:SS][Z]\n", optarg);
+				cli_usage_error(NULL, "--since '%s': expected a date, YYYY-MM-DD or "
+						"YYYY-MM-DDTHH:MM[:SS][Z]", optarg);
 				goto out;
 			}
 			survey_set_since(sv, t);
@@ -99,7 +100,8 @@ int cmd_survey(int argc, char **argv)
 			else if (!strcmp(optarg, "json"))
 				fmt = SURVEY_JSON;
 			else {
-				fprintf(stderr, "jostle: --format '%s': expected text, md, html or json\n", optarg);
+				cli_usage_error(NULL, "--format '%s': expected text, md, html or json",
+						optarg);
 				goto out;
 			}
 			break;
@@ -111,22 +113,20 @@ int cmd_survey(int argc, char **argv)
 			rc = EXIT_OK;
 			goto out;
 		case ':':
-			fprintf(stderr, "jostle: survey: option '%s' needs a value; see 'jostle survey --help'\n",
-				argv[optind - 1]);
+			cli_usage_error("survey", "survey: option '%s' needs a value", argv[optind - 1]);
 			goto out;
 		default:
-			fprintf(stderr, "jostle: survey: unknown option '%s'; see 'jostle survey --help'\n",
-				argv[optind - 1]);
+			cli_usage_error("survey", "survey: unknown option '%s'", argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "jostle: survey: no PATH given; see 'jostle survey --help'\n");
+		cli_usage_error("survey", "survey: no PATH given");
 		goto out;
 	}
 	FILE *f = stdout;
 	if (output && !(f = fopen(output, "w"))) {
-		fprintf(stderr, "jostle: -o '%s': %s\n", output, strerror(errno));
+		cli_usage_error(NULL, "-o '%s': %s", output, strerror(errno));
 		goto out;
 	}
 	for (int i = optind; i < argc; i++)

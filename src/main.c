@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "banned.h"
 
@@ -52,6 +53,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "jostle: '%s' is not a command; see 'jostle --help'\n", argv[1]);
-	return EXIT_USAGE;
+	return cli_usage_error(NULL, "'%s' is not a command; see 'jostle --help'", argv[1]);
 }
