@@ -75,42 +75,41 @@ out:
 	return err;
 }
 
-int report_write_dir(const char *dir, bool md_html)
+int report_write_results(const struct results *r, const char *dir, bool md_html)
 {
 	static const char *const which[] = { "json", "md", "html" };
-	struct results r;
-	results_init(&r);
-	int err = results_load_dir(&r, dir);
-	if (err < 0) {
-		results_release(&r);
-		return err;
-	}
-	results_finish(&r);
+	int err = 0;
 	for (size_t i = 0; i < (md_html ? sizeof(which) / sizeof(which[0]) : 1); i++) {
 		const struct report_format *f = report_format_find(which[i]);
 		char *path = xasprintf("%s/%s", dir, f->file);
-		int e = report_write_file(&r, f, path);
+		int e = report_write_file(r, f, path);
 		if (e < 0 && !err)
 			err = e;
 		free(path);
+	}
+	return err;
+}
+
+int report_write_dir(const char *dir, bool md_html)
+{
+	struct results r;
+	results_init(&r);
+	int err = results_load_dir(&r, dir);
+	if (!err) {
+		results_finish(&r);
+		err = report_write_results(&r, dir, md_html);
 	}
 	results_release(&r);
 	return err;
 }
 
-void report_print_matrix(FILE *f, const char *dir)
+void report_print_matrix(FILE *f, const struct results *r)
 {
-	struct results r;
-	results_init(&r);
-	if (results_load_dir(&r, dir) == 0) {
-		results_finish(&r);
-		struct dbuf b;
-		dbuf_init(&b, REPORT_CAP);
-		report_text_matrix(&b, &r);
-		fwrite(dbuf_str(&b), 1, b.len, f);
-		dbuf_release(&b);
-	}
-	results_release(&r);
+	struct dbuf b;
+	dbuf_init(&b, REPORT_CAP);
+	report_text_matrix(&b, r);
+	fwrite(dbuf_str(&b), 1, b.len, f);
+	dbuf_release(&b);
 }
 
 void report_pct(char *buf, size_t len, double p)

@@ -7,9 +7,9 @@
  * (text, md, html, junit, json); a writer appends the whole document to a
  * dbuf and returns 0 or -errno.
  *
- * For `jostle run`: report_write_dir(DIR) reads DIR/runs.jsonl and writes
- * DIR/summary.json, DIR/report.md and DIR/report.html (each through a
- * temporary file and rename, so a reader never sees half a report).
+ * At the end of `jostle run` and `jostle merge`, report_write_results()
+ * writes DIR/summary.json, DIR/report.md and DIR/report.html (each through
+ * a temporary file and rename, so a reader never sees half a report).
  */
 #ifndef JOSTLE_REPORT_H
 #define JOSTLE_REPORT_H
@@ -37,12 +37,13 @@ const struct report_format *report_format_find(const char *name);
 /* Write fmt's document for r to path (atomically). 0 or -errno. */
 int report_write_file(const struct results *r, const struct report_format *fmt,
 		      const char *path);
-/* Read DIR/runs.jsonl and write summary.json, and with md_html report.md
- * and report.html, into DIR. 0 or -errno (the first error; the other files
- * are still tried). */
+/* Write summary.json, and with md_html report.md and report.html, for r
+ * into DIR. 0 or -errno (the first error; the other files are still tried). */
+int report_write_results(const struct results *r, const char *dir, bool md_html);
+/* The same for the results read from DIR/runs.jsonl. */
 int report_write_dir(const char *dir, bool md_html);
-/* The matrix table of DIR (as in the text report) to f; nothing without cells. */
-void report_print_matrix(FILE *f, const char *dir);
+/* The matrix table of r (as in the text report) to f; nothing without cells. */
+void report_print_matrix(FILE *f, const struct results *r);
 /* The matrix section of the text report. */
 void report_text_matrix(struct dbuf *out, const struct results *r);
 

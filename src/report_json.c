@@ -1,7 +1,8 @@
 /*
  * report_json.c: summary.json, the machine-readable summary of a results
- * directory (schema in docs/FORMAT.md). `jostle run` writes it at the end
- * through report_write_dir(); `jostle report --format json` prints it.
+ * directory (schema in docs/FORMAT.md). `jostle run` and `jostle merge`
+ * write it at the end through report_write_results(); `jostle report
+ * --format json` prints it.
  * Strings from program output go through jsonw (escaped, UTF-8 repaired);
  * objects copied from runs.jsonl (settings, config, diag) are re-serialized
  * by cJSON, so they are valid JSON whatever the line held.

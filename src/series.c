@@ -77,7 +77,10 @@ struct series {
 	int interrupts;
 	const char *stop_reason;
 	int start_error;            /* -errno of an exec failure: exit 2 */
-	struct summary sum;
+	/* Live counts for the stopping rules and the exit status; the end
+	 * of the series is told from runs.jsonl (series_reports). */
+	uint64_t by_outcome[OUT__COUNT];
+	int64_t first_pass_logged;  /* run index of the logged passing run, or -1 */
 	struct progress prog;
 	/* The environment of every child: the user's, then our variables.
 	 * Our slots are rewritten in place for each run (no copying). */
@@ -391,6 +394,11 @@ static void classify(struct series *s, struct run *r)
 	rundiag_classify(o, r, text, len);
 }
 
+static uint64_t failures(const struct series *s)
+{
+	return s->by_outcome[OUT_FAIL] + s->by_outcome[OUT_CRASH] + s->by_outcome[OUT_HANG];
+}
+
 static void finish(struct series *s, struct run *r, int64_t now)
 {
 	if (r->fd >= 0) {
@@ -402,21 +410,21 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		classify(s, r);
 		char logrel[64] = "";
 		bool want_log = r->outcome != OUT_PASS ||
-				(s->sum.first_pass_logged < 0);
+				(s->first_pass_logged < 0);
 		if (want_log) {
 			snprintf(logrel, sizeof(logrel), "logs/%" PRIu64 ".log", r->index);
 			write_log(s, r, logrel);
 			if (r->outcome == OUT_PASS)
-				s->sum.first_pass_logged = (int64_t)r->index;
+				s->first_pass_logged = (int64_t)r->index;
 		}
 		dbuf_reset(&s->line);
 		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
 			   want_log ? logrel : NULL);
 		if (record_write(s->jsonl_fd, &s->line) < 0)
 			fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
-		summary_add(&s->sum, r, (want_log && r->outcome != OUT_PASS) ? logrel : NULL);
+		s->by_outcome[r->outcome]++;
 		progress_count(&s->prog, r->outcome);
-		uint64_t fails = summary_failures(&s->sum);
+		uint64_t fails = failures(s);
 		if (s->o->until == UNTIL_FIRST_FAILURE && fails >= 1)
 			note_stop(s, "first failure");
 		else if (s->o->until == UNTIL_FAILURES && fails >= s->o->until_k)
@@ -675,47 +683,19 @@ static int open_results(struct series *s)
 	return s->jsonl_fd < 0 ? -errno : 0;
 }
 
-static void write_summary(struct series *s, double elapsed)
-{
-	struct dbuf b;
-	dbuf_init(&b, 64u << 20);
-	summary_json(&s->sum, &b, s->series_id, elapsed, s->stop_reason, s->interrupted);
-	if (s->pr.on && b.len >= 2) {
-		/* the failure rate per configuration: reopen the object ("}\n") */
-		b.len -= 2;
-		b.buf[b.len] = '\0';
-		pressure_summary_json(&s->pr, &b);
-		dbuf_adds(&b, "}\n");
-	}
-	char *path = xasprintf("%s/summary.json", s->o->out_dir);
-	char *tmp = xasprintf("%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		struct dbuf *bp = &b;
-		int ok = record_write(fd, bp) == 0;
-		close(fd);
-		if (ok)
-			rename(tmp, path);
-	}
-	if (fd < 0)
-		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(errno));
-	free(tmp);
-	free(path);
-	dbuf_release(&b);
-}
-
 /* ---- the end of a series (issue 6) ------------------------------------
- * The "end" line, then summary.json (report_json), report.md and
- * report.html computed from runs.jsonl by report.c, and the matrix table.
- * Returns < 0 when the reports could not be written. */
-static int series_reports(struct series *s, double elapsed)
+ * The "end" line, then runs.jsonl read back into res: summary.json
+ * (report_json), report.md and report.html, the matrix table and the text
+ * summary all come from it. Returns false when runs.jsonl could not be
+ * read back. */
+static bool series_reports(struct series *s, double elapsed, struct results *res)
 {
 	const struct run_opts *o = s->o;
 	static char why[160];
 	if (o->until == UNTIL_CONFIDENT && !s->interrupted && !s->start_error &&
-	    summary_failures(&s->sum) == 0) {
+	    failures(s) == 0) {
 		uint64_t need = stats_runs_for_confidence(o->confident_rate, REPORT_ALPHA);
-		uint64_t clean = s->sum.by_outcome[OUT_PASS];
+		uint64_t clean = s->by_outcome[OUT_PASS];
 		char pct[32];
 		report_pct(pct, sizeof(pct), o->confident_rate);
 		if (clean >= need)
@@ -730,15 +710,18 @@ static int series_reports(struct series *s, double elapsed)
 	record_end(&s->line, s->series_id, s->stop_reason, s->interrupted, elapsed);
 	if (record_write(s->jsonl_fd, &s->line) < 0)
 		fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
-	int rc = report_write_dir(o->out_dir, !o->no_report);
-	if (rc < 0) {
+	int rc = results_load_dir(res, o->out_dir);
+	bool loaded = rc == 0;
+	if (loaded) {
+		results_finish(res);
+		rc = report_write_results(res, o->out_dir, !o->no_report);
+	}
+	if (rc < 0)
 		fprintf(stderr, "jostle: cannot write the reports in '%s': %s\n", o->out_dir,
 			strerror(-rc));
-		return rc;
-	}
-	if (o->matrix)
-		report_print_matrix(stderr, o->out_dir);
-	return 0;
+	else if (o->matrix)
+		report_print_matrix(stderr, res);
+	return loaded;
 }
 
 int series_run(struct run_opts *o)
@@ -749,7 +732,7 @@ int series_run(struct run_opts *o)
 	s.jsonl_fd = -1;
 	s.sigfd = -1;
 	s.stop_reason = o->runs ? "all runs done" : "stopped";
-	summary_init(&s.sum);
+	s.first_pass_logged = -1;
 	dbuf_init(&s.text, o->head_cap + o->tail_cap + 256);
 	dbuf_init(&s.line, 8u << 20);
 	s.slots = xcalloc(o->jobs, sizeof(*s.slots));
@@ -814,22 +797,23 @@ int series_run(struct run_opts *o)
 	reap_kill_all(NULL, 0);
 	progress_done(&s.prog);
 	double elapsed = (double)(clock_mono_ns() - s.start_mono) / 1e9;
-	summary_sort(&s.sum);
-	if (series_reports(&s, elapsed) < 0)
-		write_summary(&s, elapsed);
+	struct results res;
+	results_init(&res);
+	bool have_res = series_reports(&s, elapsed, &res);
 	int status;
 	if (s.start_error) {
 		fprintf(stderr, "jostle: cannot start '%s': %s\n", o->argv[0], strerror(-s.start_error));
 		status = 2;
 	} else {
-		summary_print(&s.sum, stderr, o->out_dir, elapsed, s.stop_reason);
+		if (have_res)
+			summary_print(&res, stderr, o->out_dir, elapsed, s.stop_reason);
 		pressure_summary_print(&s.pr, stderr);
 		if (lrc < 0)
 			status = 3;
 		else if (s.interrupted)
 			status = 130;
 		else
-			status = summary_failures(&s.sum) ? 1 : 0;
+			status = failures(&s) ? 1 : 0;
 	}
 	for (size_t i = 0; i < o->jobs; i++)
 		capture_release(&s.slots[i].cap);
@@ -839,7 +823,7 @@ int series_run(struct run_opts *o)
 	close(s.sigfd);
 	close(s.devnull);
 	strvec_release(&s.env);
-	summary_release(&s.sum);
+	results_release(&res);
 	cells_release(&s);
 	dbuf_release(&s.text);
 	dbuf_release(&s.line);
