@@ -20,19 +20,10 @@
 #include <cJSON.h>
 
 #include "merge.h"
+#include "path.h"
 #include "strvec.h"
 #include "xalloc.h"
 #include "banned.h"
-
-static bool safe_rel(const char *p)
-{
-	if (!p || !*p || p[0] == '/')
-		return false;
-	for (const char *s = p; (s = strstr(s, "..")); s += 2)
-		if ((s == p || s[-1] == '/') && (s[2] == '/' || s[2] == '\0'))
-			return false;
-	return true;
-}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -79,15 +70,15 @@ static int copy_file(const char *from, const char *to)
 static char *copy_ref(const char *dir, const char *rel, const char *out, const char *sub,
 		      size_t d, struct merge_stats *st)
 {
-	if (!safe_rel(rel)) {
+	char *from = path_join_inside(dir, rel);
+	if (!from) {
 		st->missing_files++;
 		return NULL;
 	}
 	const char *base = strrchr(rel, '/');
 	base = base ? base + 1 : rel;
-	char *from = xasprintf("%s/%s", dir, rel);
 	char *nrel = xasprintf("%s/%zu-%s", sub, d, base);
-	char *to = xasprintf("%s/%s", out, nrel);
+	char *to = path_join(out, nrel);
 	int err = copy_file(from, to);
 	if (err == -EEXIST)
 		err = 0;   /* the same file referenced twice */
@@ -132,8 +123,8 @@ int merge_dirs(const char *const *dirs, size_t n, const char *out, struct merge_
 		snprintf(err, errlen, "%s", out);
 		return e;
 	}
-	char *logs = xasprintf("%s/logs", out), *stacks = xasprintf("%s/stacks", out);
-	char *runs = xasprintf("%s/runs.jsonl", out);
+	char *logs = path_join(out, "logs"), *stacks = path_join(out, "stacks");
+	char *runs = path_join(out, "runs.jsonl");
 	int rc = 0;
 	FILE *w = NULL;
 	if ((mkdir(logs, 0755) < 0 && errno != EEXIST) || (mkdir(stacks, 0755) < 0 && errno != EEXIST) ||
@@ -144,7 +135,7 @@ int merge_dirs(const char *const *dirs, size_t n, const char *out, struct merge_
 	}
 	struct strvec seen = STRVEC_INIT;
 	for (size_t d = 0; d < n && !rc; d++) {
-		char *path = xasprintf("%s/runs.jsonl", dirs[d]);
+		char *path = path_join(dirs[d], "runs.jsonl");
 		FILE *f = fopen(path, "re");
 		if (!f) {
 			rc = -errno;
@@ -208,7 +199,7 @@ int merge_dirs(const char *const *dirs, size_t n, const char *out, struct merge_
 				if (!srel && dir_series <= 1 && cJSON_IsNumber(run)) {
 					snprintf(guess, sizeof(guess), "stacks/%" PRId64 ".txt",
 						 (int64_t)run->valuedouble);
-					char *p = xasprintf("%s/%s", dirs[d], guess);
+					char *p = path_join(dirs[d], guess);
 					if (access(p, R_OK) == 0)
 						srel = guess;
 					free(p);

@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "path.h"
 #include "report.h"
 #include "stats.h"
 #include "xalloc.h"
@@ -81,7 +82,7 @@ int report_write_results(const struct results *r, const char *dir, bool md_html)
 	int err = 0;
 	for (size_t i = 0; i < (md_html ? sizeof(which) / sizeof(which[0]) : 1); i++) {
 		const struct report_format *f = report_format_find(which[i]);
-		char *path = xasprintf("%s/%s", dir, f->file);
+		char *path = path_join(dir, f->file);
 		int e = report_write_file(r, f, path);
 		if (e < 0 && !err)
 			err = e;
@@ -225,17 +226,6 @@ void report_machine(struct dbuf *b, const struct results_series *s)
 		dbuf_addf(b, ", %" PRId64 " MB", s->mem_mb);
 }
 
-/* A log path from a record is trusted only inside its directory. */
-static bool safe_rel(const char *p)
-{
-	if (!p || !*p || p[0] == '/')
-		return false;
-	for (const char *s = p; (s = strstr(s, "..")); s += 2)
-		if ((s == p || s[-1] == '/') && (s[2] == '/' || s[2] == '\0'))
-			return false;
-	return true;
-}
-
 static void add_cut_lines(struct dbuf *out, const char *s, size_t n)
 {
 	const size_t max_line = 2000;
@@ -268,11 +258,11 @@ bool report_read_log(const struct results *r, const struct results_sig *s, bool 
 		dbuf_adds(out, stacks ? "(no stacks recorded)" : "(no log recorded)");
 		return false;
 	}
-	if (!safe_rel(rel) || s->dir >= r->dirs.nr) {
+	char *path = s->dir < r->dirs.nr ? path_join_inside(r->dirs.v[s->dir], rel) : NULL;
+	if (!path) {
 		dbuf_adds(out, "(log path outside the results directory; not read)");
 		return false;
 	}
-	char *path = xasprintf("%s/%s", r->dirs.v[s->dir], rel);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	free(path);
 	struct stat st;

@@ -36,19 +36,61 @@ static void rate_members(struct dbuf *b, uint64_t k, uint64_t n)
 	jsonw_kdbl(b, "rate_hi", hi);
 }
 
+static void kstrvec(struct dbuf *b, const char *key, const struct strvec *v)
+{
+	jsonw_key(b, key);
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < v->nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		jsonw_string(b, v->v[i], strlen(v->v[i]));
+	}
+	dbuf_addc(b, ']');
+}
+
+/* "runs", the failures under fails_key, and their rate. */
+static void group_members(struct dbuf *b, const struct results_group *g, const char *fails_key)
+{
+	jsonw_kuint(b, "runs", g->runs);
+	dbuf_addc(b, ',');
+	jsonw_kuint(b, fails_key, g->fails);
+	dbuf_addc(b, ',');
+	rate_members(b, g->fails, g->runs);
+}
+
+/* key: one object per group (matrix cell, chaos arm), named under
+ * name_key, tested against the rest (report_groups). */
+static void kcells(struct dbuf *b, const char *key, const struct results_group *g, size_t n,
+		   const char *name_key, const char *fails_key)
+{
+	struct report_cell *cells = xcalloc(n + 1, sizeof(*cells));
+	report_groups(g, n, cells);
+	jsonw_key(b, key);
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		const struct report_cell *c = &cells[i];
+		if (i)
+			dbuf_addc(b, ',');
+		dbuf_addc(b, '{');
+		jsonw_kstr(b, name_key, c->g->key);
+		dbuf_addc(b, ',');
+		group_members(b, c->g, fails_key);
+		dbuf_addc(b, ',');
+		jsonw_kdbl(b, "p_vs_rest", c->p);
+		dbuf_addc(b, ',');
+		jsonw_kbool(b, "differs", c->differs);
+		dbuf_addc(b, '}');
+	}
+	dbuf_addc(b, ']');
+	free(cells);
+}
+
 static void series_obj(struct dbuf *b, const struct results_series *s)
 {
 	dbuf_addc(b, '{');
 	jsonw_kstr(b, "series", s->id);
 	dbuf_addc(b, ',');
-	jsonw_key(b, "argv");
-	dbuf_addc(b, '[');
-	for (size_t i = 0; i < s->argv.nr; i++) {
-		if (i)
-			dbuf_addc(b, ',');
-		jsonw_string(b, s->argv.v[i], strlen(s->argv.v[i]));
-	}
-	dbuf_addc(b, ']');
+	kstrvec(b, "argv", &s->argv);
 	dbuf_addc(b, ',');
 	jsonw_kstr(b, "cwd", s->cwd);
 	dbuf_addc(b, ',');
@@ -93,14 +135,8 @@ static void sig_obj(struct dbuf *b, const struct results *r, const struct result
 	dbuf_addc(b, ',');
 	jsonw_kstr(b, "key_line", s->key_line);
 	dbuf_addc(b, ',');
-	jsonw_key(b, "frames");
-	dbuf_addc(b, '[');
-	for (size_t i = 0; i < s->frames.nr; i++) {
-		if (i)
-			dbuf_addc(b, ',');
-		jsonw_string(b, s->frames.v[i], strlen(s->frames.v[i]));
-	}
-	dbuf_adds(b, "],");
+	kstrvec(b, "frames", &s->frames);
+	dbuf_addc(b, ',');
 	jsonw_kuint(b, "count", s->count);
 	dbuf_addc(b, ',');
 	rate_members(b, s->count, r->totals.counted);
@@ -200,30 +236,8 @@ int report_json(struct dbuf *b, const struct results *r)
 		sig_obj(b, r, &r->sigs[r->sig_order[i]]);
 	}
 	dbuf_adds(b, "],");
-	jsonw_key(b, "cells");
-	dbuf_addc(b, '[');
-	struct report_cell *cells = xcalloc(r->cells_nr + 1, sizeof(*cells));
-	report_cells(r, cells);
-	for (size_t i = 0; i < r->cells_nr; i++) {
-		const struct report_cell *c = &cells[i];
-		if (i)
-			dbuf_addc(b, ',');
-		dbuf_addc(b, '{');
-		jsonw_kstr(b, "cell", c->g->key);
-		dbuf_addc(b, ',');
-		jsonw_kuint(b, "runs", c->g->runs);
-		dbuf_addc(b, ',');
-		jsonw_kuint(b, "failures", c->g->fails);
-		dbuf_addc(b, ',');
-		rate_members(b, c->g->fails, c->g->runs);
-		dbuf_addc(b, ',');
-		jsonw_kdbl(b, "p_vs_rest", c->p);
-		dbuf_addc(b, ',');
-		jsonw_kbool(b, "differs", c->differs);
-		dbuf_addc(b, '}');
-	}
-	free(cells);
-	dbuf_adds(b, "],");
+	kcells(b, "cells", r->cells, r->cells_nr, "cell", "failures");
+	dbuf_addc(b, ',');
 	jsonw_key(b, "configs");
 	dbuf_addc(b, '[');
 	for (size_t i = 0; i < r->configs_nr; i++) {
@@ -233,37 +247,11 @@ int report_json(struct dbuf *b, const struct results *r)
 		dbuf_addc(b, '{');
 		kraw(b, "config", g->key);
 		dbuf_addc(b, ',');
-		jsonw_kuint(b, "runs", g->runs);
-		dbuf_addc(b, ',');
-		jsonw_kuint(b, "failures", g->fails);
-		dbuf_addc(b, ',');
-		rate_members(b, g->fails, g->runs);
+		group_members(b, g, "failures");
 		dbuf_addc(b, '}');
 	}
 	dbuf_adds(b, "],");
-	jsonw_key(b, "arms");
-	dbuf_addc(b, '[');
-	struct report_cell *arms = xcalloc(r->arms_nr + 1, sizeof(*arms));
-	report_groups(r->arms, r->arms_nr, arms);
-	for (size_t i = 0; i < r->arms_nr; i++) {
-		const struct report_cell *c = &arms[i];
-		if (i)
-			dbuf_addc(b, ',');
-		dbuf_addc(b, '{');
-		jsonw_kstr(b, "name", c->g->key);
-		dbuf_addc(b, ',');
-		jsonw_kuint(b, "runs", c->g->runs);
-		dbuf_addc(b, ',');
-		jsonw_kuint(b, "fails", c->g->fails);
-		dbuf_addc(b, ',');
-		rate_members(b, c->g->fails, c->g->runs);
-		dbuf_addc(b, ',');
-		jsonw_kdbl(b, "p_vs_rest", c->p);
-		dbuf_addc(b, ',');
-		jsonw_kbool(b, "differs", c->differs);
-		dbuf_addc(b, '}');
-	}
-	free(arms);
-	dbuf_adds(b, "]}\n");
+	kcells(b, "arms", r->arms, r->arms_nr, "name", "fails");
+	dbuf_adds(b, "}\n");
 	return 0;
 }
