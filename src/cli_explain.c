@@ -61,14 +61,8 @@ static void write_json(const struct crash_report *r, const struct signature *sig
 	dbuf_addc(o, ',');
 	jsonw_kstr(o, "sig_key", sig->key);
 	dbuf_addc(o, ',');
-	jsonw_key(o, "sig_frames");
-	dbuf_addc(o, '[');
-	for (size_t i = 0; i < sig->nframes; i++) {
-		if (i)
-			dbuf_addc(o, ',');
-		jsonw_string(o, sig->frames[i], strlen(sig->frames[i]));
-	}
-	dbuf_adds(o, "],");
+	jsonw_kstrs(o, "sig_frames", sig->frames, sig->nframes);
+	dbuf_addc(o, ',');
 	jsonw_key(o, "crash");
 	crash_write_json(r, o);
 	dbuf_adds(o, "}\n");

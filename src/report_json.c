@@ -36,18 +36,6 @@ static void rate_members(struct dbuf *b, uint64_t k, uint64_t n)
 	jsonw_kdbl(b, "rate_hi", hi);
 }
 
-static void kstrvec(struct dbuf *b, const char *key, const struct strvec *v)
-{
-	jsonw_key(b, key);
-	dbuf_addc(b, '[');
-	for (size_t i = 0; i < v->nr; i++) {
-		if (i)
-			dbuf_addc(b, ',');
-		jsonw_string(b, v->v[i], strlen(v->v[i]));
-	}
-	dbuf_addc(b, ']');
-}
-
 /* "runs", the failures under fails_key, and their rate. */
 static void group_members(struct dbuf *b, const struct results_group *g, const char *fails_key)
 {
@@ -90,7 +78,7 @@ static void series_obj(struct dbuf *b, const struct results_series *s)
 	dbuf_addc(b, '{');
 	jsonw_kstr(b, "series", s->id);
 	dbuf_addc(b, ',');
-	kstrvec(b, "argv", &s->argv);
+	jsonw_kstrs(b, "argv", s->argv.v, s->argv.nr);
 	dbuf_addc(b, ',');
 	jsonw_kstr(b, "cwd", s->cwd);
 	dbuf_addc(b, ',');
@@ -135,7 +123,7 @@ static void sig_obj(struct dbuf *b, const struct results *r, const struct result
 	dbuf_addc(b, ',');
 	jsonw_kstr(b, "key_line", s->key_line);
 	dbuf_addc(b, ',');
-	kstrvec(b, "frames", &s->frames);
+	jsonw_kstrs(b, "frames", s->frames.v, s->frames.nr);
 	dbuf_addc(b, ',');
 	jsonw_kuint(b, "count", s->count);
 	dbuf_addc(b, ',');

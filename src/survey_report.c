@@ -550,18 +550,6 @@ static void json_counter(struct dbuf *b, const char *key, const struct survey_co
 	free(v);
 }
 
-static void json_strvec(struct dbuf *b, const char *key, const struct strvec *v)
-{
-	jsonw_key(b, key);
-	dbuf_addc(b, '[');
-	for (size_t i = 0; i < v->nr; i++) {
-		if (i)
-			dbuf_addc(b, ',');
-		jsonw_string(b, v->v[i], strlen(v->v[i]));
-	}
-	dbuf_addc(b, ']');
-}
-
 static void json_time(struct dbuf *b, const char *key, int64_t t, bool have)
 {
 	char buf[32];
@@ -649,7 +637,7 @@ static int write_json(const struct survey *sv, FILE *f)
 		dbuf_addc(&b, ',');
 		jsonw_kstr(&b, "key_line", s->key_line);
 		dbuf_addc(&b, ',');
-		json_strvec(&b, "frames", &s->frames);
+		jsonw_kstrs(&b, "frames", s->frames.v, s->frames.nr);
 		dbuf_addc(&b, ',');
 		jsonw_kstr(&b, "extractor", s->extractor);
 		dbuf_addc(&b, ',');
@@ -671,7 +659,7 @@ static int write_json(const struct survey *sv, FILE *f)
 		dbuf_addc(&b, ',');
 		json_counter(&b, "days", &s->days);
 		dbuf_addc(&b, ',');
-		json_strvec(&b, "examples", &s->examples);
+		jsonw_kstrs(&b, "examples", s->examples.v, s->examples.nr);
 		dbuf_addc(&b, '}');
 	}
 	dbuf_adds(&b, "],");
@@ -681,7 +669,7 @@ static int write_json(const struct survey *sv, FILE *f)
 	dbuf_addc(&b, ',');
 	json_groups(&b, sv, sv->none_groups);
 	dbuf_addc(&b, ',');
-	json_strvec(&b, "examples", &sv->none_examples);
+	jsonw_kstrs(&b, "examples", sv->none_examples.v, sv->none_examples.nr);
 	dbuf_adds(&b, "},");
 	jsonw_key(&b, "timeline");
 	dbuf_addc(&b, '[');
@@ -738,7 +726,7 @@ static int write_json(const struct survey *sv, FILE *f)
 	free(cells);
 	free(d);
 	dbuf_adds(&b, "],");
-	json_strvec(&b, "errors", &sv->errors);
+	jsonw_kstrs(&b, "errors", sv->errors.v, sv->errors.nr);
 	dbuf_adds(&b, "}\n");
 	int rc = fwrite(b.buf, 1, b.len, f) == b.len ? 0 : -1;
 	dbuf_release(&b);

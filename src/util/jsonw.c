@@ -62,6 +62,18 @@ void jsonw_kstr(struct dbuf *b, const char *key, const char *s)
 		dbuf_adds(b, "null");
 }
 
+void jsonw_kstrs(struct dbuf *b, const char *key, char *const *v, size_t n)
+{
+	jsonw_key(b, key);
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		jsonw_string(b, v[i], strlen(v[i]));
+	}
+	dbuf_addc(b, ']');
+}
+
 void jsonw_kint(struct dbuf *b, const char *key, int64_t v)
 {
 	jsonw_key(b, key);

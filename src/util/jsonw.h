@@ -24,5 +24,7 @@ void jsonw_kuint(struct dbuf *b, const char *key, uint64_t v);
 void jsonw_kdbl(struct dbuf *b, const char *key, double v);  /* %.6g; NaN/inf -> null */
 void jsonw_kbool(struct dbuf *b, const char *key, bool v);
 void jsonw_key(struct dbuf *b, const char *key);             /* `"key":` */
+/* `"key":["v[0]",...]`, n strings (a strvec's v and nr, a frame list) */
+void jsonw_kstrs(struct dbuf *b, const char *key, char *const *v, size_t n);
 
 #endif
