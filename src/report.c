@@ -16,6 +16,7 @@
 #include <cJSON.h>
 
 #include "path.h"
+#include "record.h"
 #include "report.h"
 #include "stats.h"
 #include "xalloc.h"
@@ -53,17 +54,8 @@ int report_write_file(const struct results *r, const struct report_format *fmt, 
 		err = -errno;
 		goto out;
 	}
-	size_t off = 0;
-	while (off < b.len) {
-		ssize_t w = write(fd, b.buf + off, b.len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-	}
+	if (record_write(fd, &b) < 0)
+		err = -errno;
 	if (close(fd) < 0 && !err)
 		err = -errno;
 	if (!err && rename(tmp, path) < 0)
