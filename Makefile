@@ -1,7 +1,7 @@
 # jostle build. A plain Makefile: every dependency comes from Debian, the
 # tree is small, and make is on every machine we target (see README).
 #
-#   make                 build/jostle, the preload library, the zoo, fixtures
+#   make                 build/jostle, the preload libraries, the zoo, fixtures
 #   make asan            the same under ASan+UBSan, in build-asan/
 #   make check           normal + ASan builds, then every test
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -11,7 +11,8 @@
 #   tests/unit/test_*.c    -> one test binary each, linked with src/ minus main
 #   tests/fixtures/*.c     -> deterministic fixture programs
 #   zoo/*.c                -> the race zoo, one program each
-#   preload/*.c            -> libjostle-chaos.so
+#   preload/NAME.c         -> libjostle-NAME.so, one preload library each
+#                             (chaos: --chaos sync; crash: the crash handler)
 # mk/*.mk may add rules for anything that does not fit those shapes.
 
 BUILD   ?= build
@@ -57,7 +58,7 @@ FIX_BIN  := $(FIX_SRC:tests/fixtures/%.c=$(BUILD)/fixtures/%)
 ZOO_SRC  := $(sort $(wildcard zoo/*.c))
 ZOO_BIN  := $(ZOO_SRC:zoo/%.c=$(BUILD)/zoo/%)
 PRE_SRC  := $(sort $(wildcard preload/*.c))
-PRE_LIB  := $(if $(PRE_SRC),$(BUILD)/libjostle-chaos.so)
+PRE_LIB  := $(PRE_SRC:preload/%.c=$(BUILD)/libjostle-%.so)
 
 .PHONY: all asan check test install clean
 all: $(BUILD)/jostle $(PRE_LIB) $(UNIT_BIN) $(FIX_BIN) $(ZOO_BIN)
@@ -83,12 +84,12 @@ $(BUILD)/zoo/%: zoo/%.c $(wildcard zoo/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Izoo $(ALL_CFLAGS) -o $@ $< -lpthread -lm
 
-# The preload library never runs under ASan itself (it is injected into other
-# programs), so it always uses the plain flags.
-$(BUILD)/libjostle-chaos.so: $(PRE_SRC) $(wildcard preload/*.h) $(wildcard src/util/*.h)
+# The preload libraries never run under ASan themselves (they are injected
+# into other programs), so they always use the plain flags.
+$(BUILD)/libjostle-%.so: preload/%.c $(wildcard preload/*.h) $(wildcard src/util/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -std=c17 -g -O2 $(WARN) -fPIC -shared -fvisibility=hidden \
-	    -o $@ $(PRE_SRC) -ldl -lpthread
+	    -o $@ $< -ldl -lpthread
 
 -include $(wildcard mk/*.mk)
 

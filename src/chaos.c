@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "chaos.h"
+#include "preload.h"
 #include "rng.h"
 #include "xalloc.h"
 #include "banned.h"
@@ -218,58 +218,16 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 
 void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us)
 {
-	const char *old = strvec_getenv(env, "LD_PRELOAD");
-	const char *asan = strvec_getenv(env, "ASAN_OPTIONS");
 	char buf[64];
 
-	if (old && *old) {
-		char *v = xasprintf("%s:%s", lib, old);
-		strvec_setenv(env, "LD_PRELOAD", v);
-		free(v);
-	} else {
-		strvec_setenv(env, "LD_PRELOAD", lib);
-	}
-	/* ASan insists on coming first in the library list; our library only
-	 * forwards to whatever comes next, so the order is safe to relax. */
-	if (!asan || !strstr(asan, "verify_asan_link_order")) {
-		char *v = asan && *asan ? xasprintf("%s:verify_asan_link_order=0", asan)
-					: xstrdup("verify_asan_link_order=0");
-		strvec_setenv(env, "ASAN_OPTIONS", v);
-		free(v);
-	}
+	preload_env_add(env, lib);
 	snprintf(buf, sizeof(buf), "%g", prob);
 	strvec_setenv(env, "JOSTLE_CHAOS_PROB", buf);
 	snprintf(buf, sizeof(buf), "%d", max_us);
 	strvec_setenv(env, "JOSTLE_CHAOS_MAX_US", buf);
 }
 
-static char *try_lib(const char *dir, const char *rel)
-{
-	char *p = xasprintf("%s/%s", dir, rel);
-
-	if (access(p, R_OK) == 0)
-		return p;
-	free(p);
-	return NULL;
-}
-
 char *chaos_find_lib(void)
 {
-	const char *env = getenv("JOSTLE_CHAOS_LIB");
-	char exe[PATH_MAX], *slash, *p;
-	ssize_t n;
-
-	if (env && *env)
-		return access(env, R_OK) == 0 ? xstrdup(env) : NULL;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = 0;
-	if ((p = try_lib(exe, "libjostle-chaos.so")))
-		return p;
-	return try_lib(exe, "../lib/jostle/libjostle-chaos.so");
+	return preload_find("libjostle-chaos.so", "JOSTLE_CHAOS_LIB");
 }

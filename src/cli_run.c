@@ -74,12 +74,16 @@ static const char usage_text[] =
 "      --replay DIR:RUN   repeat run RUN of DIR/runs.jsonl: its configuration, seed\n"
 "                         and JOSTLE_RUN (-n repetitions, default 10)\n"
 "Diagnosis (hangs: DIR/stacks/RUN.txt and the record's \"diag\"; crashes: the\n"
-"sanitizer/Python report in the output):\n"
+"sanitizer/Python report in the output, else the crashing thread's stack from\n"
+"jostle's crash handler in DIR/stacks/RUN.txt):\n"
 "      --diag-window MS   sampling window of the hang diagnosis (default 200)\n"
 "      --no-diag          no hang diagnosis: kill at the timeout at once\n"
 "      --core             let children dump cores (RLIMIT_CORE); read the crashing\n"
 "                         thread's stack from the core, then delete it\n"
 "      --keep-cores       like --core, and keep the cores in DIR/cores/RUN.core\n"
+"      --no-crash-handler do not preload libjostle-crash.so (it records the stack\n"
+"                         of a crash in DIR/crashes/); for a program that checks\n"
+"                         its own signal handlers or environment\n"
 "\n"
 "Children get JOSTLE_RUN (0-based index), JOSTLE_SEED and JOSTLE_OUT, stdin\n"
 "from /dev/null; COMMAND is executed directly, never through a shell.\n"
@@ -120,6 +124,7 @@ static const struct option long_opts[] = {
 	{ "no-diag", no_argument, NULL, OPT_DIAG },
 	{ "core", no_argument, NULL, OPT_DIAG },
 	{ "keep-cores", no_argument, NULL, OPT_DIAG },
+	{ "no-crash-handler", no_argument, NULL, OPT_DIAG },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },

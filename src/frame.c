@@ -185,7 +185,7 @@ static const char *const runtime_modules[] = {
 	"libc.so", "libc-", "libpthread", "ld-linux", "ld64.so", "ld-2.", "libdl.",
 	"librt.", "libm.so", "libasan", "libtsan", "libubsan", "liblsan", "libhwasan",
 	"libmsan", "libgcc_s", "libstdc++", "libpython", "python2", "python3", "[vdso", "linux-vdso",
-	"libjostle-chaos", "libcuda.", "libcudart", "libnvrtc", "libcupti", "libnvidia", NULL,
+	"libjostle-chaos", "libjostle-crash", "libcuda.", "libcudart", "libnvrtc", "libcupti", "libnvidia", NULL,
 };
 
 /* Source paths (in sanitizer reports) that are runtime code. */

@@ -20,13 +20,16 @@
 #include "clock.h"
 #include "core.h"
 #include "crash.h"
+#include "crashlog.h"
 #include "diagnose.h"
 #include "frame.h"
+#include "preload.h"
 #include "reap.h"
 #include "record.h"
 #include "rundiag.h"
 #include "series.h"
 #include "stack.h"
+#include "strvec.h"
 #include "xalloc.h"
 #include "banned.h"
 
@@ -55,6 +58,8 @@ int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, ch
 	} else if (!strcmp(name, "keep-cores")) {
 		d->core = true;
 		d->keep_cores = true;
+	} else if (!strcmp(name, "no-crash-handler")) {
+		d->crash_handler = false;
 	} else {
 		snprintf(why, len, "unknown option '--%s'", name);
 		return -1;
@@ -74,6 +79,8 @@ void rundiag_start(const struct run_opts *o)
 {
 	if (o->diag.window_ms)
 		make_dir(o->out_dir, "stacks");
+	if (o->diag.crash_handler)
+		make_dir(o->out_dir, "crashes");
 	if (!o->diag.core)
 		return;
 	make_dir(o->out_dir, "cores");
@@ -84,6 +91,25 @@ void rundiag_start(const struct run_opts *o)
 	else if (pattern[0] == '|')
 		fprintf(stderr, "jostle: --core: kernel.core_pattern pipes cores to '%s'; jostle cannot "
 			"collect them (use coredumpctl, or set kernel.core_pattern=core)\n", pattern + 1);
+}
+
+void rundiag_env(const struct run_opts *o, struct strvec *env)
+{
+	if (!o->diag.crash_handler)
+		return;
+	char *lib = preload_find("libjostle-crash.so", "JOSTLE_CRASH_LIB");
+	if (!lib) {
+		fprintf(stderr, "jostle: libjostle-crash.so is not next to the jostle binary nor in "
+			"$JOSTLE_CRASH_LIB; plain crashes get frames only with --core\n");
+		return;
+	}
+	/* A static program ignores LD_PRELOAD, but the dynamic programs it
+	 * starts do not: it is set for every target. */
+	preload_env_add(env, lib);
+	char *dir = xasprintf("%s/crashes", o->out_dir);
+	strvec_setenv(env, "JOSTLE_CRASH_DIR", dir);
+	free(dir);
+	free(lib);
 }
 
 int rundiag_core_limit(const struct run_opts *o)
@@ -145,8 +171,20 @@ void rundiag_hang(const struct run_opts *o, struct run *r)
 	diag_release(&d);
 }
 
-/* With --core: the crashing thread's program frames from the core. */
-static void from_core(const struct run_opts *o, struct run *r, struct evidence *ev)
+/* The program frames of a thread into ev. */
+static void take_frames(const struct stack_thread *t, struct evidence *ev)
+{
+	for (size_t i = 0; ev->nframes < EVIDENCE_FRAMES; i++) {
+		const char *fn = stack_program_frame(t, i);
+		if (!fn)
+			break;
+		snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", fn);
+	}
+}
+
+/* With --core: the crashing thread's program frames from the core (when
+ * READ; else the core is only kept or deleted). */
+static void from_core(const struct run_opts *o, struct run *r, struct evidence *ev, bool read)
 {
 	char path[1024], why[512] = "";
 	char cwd[1024];
@@ -162,7 +200,7 @@ static void from_core(const struct run_opts *o, struct run *r, struct evidence *
 	}
 	struct stack_set s = STACK_SET_INIT;
 	pid_t core_pid = 0;
-	int n = stack_from_core(path, o->path, &s, &core_pid, why, sizeof(why));
+	int n = read ? stack_from_core(path, o->path, &s, &core_pid, why, sizeof(why)) : 0;
 	if (n > 0 && core_pid != r->pid) {
 		fprintf(stderr, "jostle: run %" PRIu64 ": '%s' is the core of pid %d, not of this run "
 			"(concurrent crashes share one core file name; see kernel.core_uses_pid)\n",
@@ -171,12 +209,7 @@ static void from_core(const struct run_opts *o, struct run *r, struct evidence *
 		return;
 	}
 	if (n > 0) {
-		for (size_t i = 0; ev->nframes < EVIDENCE_FRAMES; i++) {
-			const char *fn = stack_program_frame(&s.v[0], i);
-			if (!fn)
-				break;
-			snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", fn);
-		}
+		take_frames(&s.v[0], ev);
 		struct dbuf b;
 		dbuf_init(&b, 1u << 20);
 		dbuf_addf(&b, "crash of run %" PRIu64 " (pid %d, %s): stack of the crashing thread from its core\n",
@@ -190,7 +223,7 @@ static void from_core(const struct run_opts *o, struct run *r, struct evidence *
 		write_file(out, &b);
 		free(out);
 		dbuf_release(&b);
-	} else {
+	} else if (read) {
 		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
 	}
 	stack_set_release(&s);
@@ -202,6 +235,53 @@ static void from_core(const struct run_opts *o, struct run *r, struct evidence *
 	} else {
 		unlink(path);
 	}
+}
+
+/* The crash handler's record of the run (crashlog.h): the crashing thread's
+ * stack into DIR/stacks/RUN.txt, its program frames into ev. */
+static void from_crashlog(const struct run_opts *o, struct run *r, struct evidence *ev)
+{
+	/* The record is named by the JOSTLE_RUN the run saw. Replays share
+	 * theirs, so for them only records written since the run started count
+	 * (less a tick: file times come from the kernel's coarse clock). */
+	uint64_t key = o->pressure.replay ? o->pressure.replay_run : r->index;
+	int64_t since = o->pressure.replay ? r->start_real - 20 * NS_PER_MS : 0;
+	char *dir = xasprintf("%s/crashes", o->out_dir);
+	char path[1024], why[512] = "";
+	int rc = crashlog_find(dir, key, r->pid, since, path, sizeof(path));
+	free(dir);
+	if (rc < 0)
+		return;
+	struct crashlog c = CRASHLOG_INIT;
+	struct stack_set s = STACK_SET_INIT;
+	struct dbuf b;
+	dbuf_init(&b, 1u << 20);
+	if (crashlog_read(path, &c, why, sizeof(why)) < 0) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
+		goto out;
+	}
+	dbuf_addf(&b, "crash of run %" PRIu64 " (pid %d, tid %d, %s", r->index, (int)c.pid, (int)c.tid,
+		  c.signame[0] ? c.signame : "signal");
+	if (c.code > 0)   /* a fault, not a signal sent by a process (abort) */
+		dbuf_addf(&b, " at 0x%" PRIx64, c.addr);
+	dbuf_adds(&b, "): stack of the crashing thread from jostle's crash handler");
+	if (c.pid != r->pid)
+		dbuf_addf(&b, " (a child process of the run's pid %d)", (int)r->pid);
+	dbuf_addc(&b, '\n');
+	if (crashlog_symbolize(&c, &s, &b, why, sizeof(why)) <= 0) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": symbolizing '%s': %s\n", r->index, path, why);
+		if (!s.nr)
+			goto out;
+	}
+	take_frames(&s.v[0], ev);
+	char *out = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+	make_dir(o->out_dir, "stacks");
+	write_file(out, &b);
+	free(out);
+out:
+	dbuf_release(&b);
+	stack_set_release(&s);
+	crashlog_release(&c);
 }
 
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
@@ -236,13 +316,15 @@ void rundiag_classify(const struct run_opts *o, struct run *r, const char *text,
 		dbuf_addc(&b, '}');
 		r->diag_json = dbuf_detach(&b, NULL);
 	}
-	bool cored = r->outcome == OUT_CRASH && WIFSIGNALED(r->status) && WCOREDUMP(r->status);
-	if (!o->diag.core || !cored)
-		return;
-	/* The output named no frame (a plain SIGSEGV): the core does. */
+	/* The output named no frame (a plain SIGSEGV): the crash handler's
+	 * record does, else the core. */
 	struct evidence ev;
 	memset(&ev, 0, sizeof(ev));
-	from_core(o, r, &ev);
+	if (o->diag.crash_handler && (r->outcome == OUT_CRASH || !r->sig.nframes))
+		from_crashlog(o, r, &ev);
+	bool cored = r->outcome == OUT_CRASH && WIFSIGNALED(r->status) && WCOREDUMP(r->status);
+	if (o->diag.core && cored)
+		from_core(o, r, &ev, ev.nframes == 0);
 	if (ev.nframes && !r->sig.nframes)
 		evidence_apply(&ev, &r->sig, false);
 }

@@ -3,8 +3,10 @@
  * series.c and diagnose.h, crash.h, core.h).
  *
  *   cli_run.c:  rundiag_option() for --diag-window, --no-diag, --core,
- *               --keep-cores; rundiag_start() once before the series
- *   series.c:   rundiag_core_limit() for spawn; rundiag_hang() when a run
+ *               --keep-cores, --no-crash-handler; rundiag_start() once
+ *               before the series
+ *   series.c:   rundiag_env() on the runs' environment; rundiag_core_limit()
+ *               for spawn; rundiag_hang() when a run
  *               times out, before anything is killed; rundiag_classify()
  *               after the signature was picked from the output;
  *               rundiag_release() when the run slot is freed
@@ -18,8 +20,17 @@
  * interpreter). A crash or failure keeps the signature of the shared
  * extractors (the same id as `jostle survey`); the capture's crash report
  * (crash.h: finer kind, access, frames, stacks) goes into the record's
- * "diag" as {"crash": {...}}; with --core, the crashing thread's frames
- * from the core become the signature's frames when the output named none.
+ * "diag" as {"crash": {...}}.
+ *
+ * A crash the output says nothing about (a plain SIGSEGV): every run gets
+ * libjostle-crash.so in LD_PRELOAD (crashlog.h; off with
+ * --no-crash-handler), whose record of the crashing thread,
+ * DIR/crashes/RUN.PID.txt, is symbolized into DIR/stacks/RUN.txt and
+ * whose program frames become the signature's frames when the output
+ * named none. The record of the run's main process is preferred; else the
+ * first child's. The records are kept (a few KB each, smaller than the
+ * run's log; they hold the raw pcs and maps, for symbolizing again). With
+ * --core, the core is the fallback when there is no usable record.
  */
 #ifndef JOSTLE_RUNDIAG_H
 #define JOSTLE_RUNDIAG_H
@@ -34,9 +45,10 @@ struct rundiag_opts {
 	int window_ms;      /* sampling window; 0: no hang diagnosis (--no-diag) */
 	bool core;          /* --core: children may dump cores; jostle reads them */
 	bool keep_cores;    /* --keep-cores: keep them in DIR/cores */
+	bool crash_handler; /* preload libjostle-crash.so (not --no-crash-handler) */
 };
 
-#define RUNDIAG_OPTS_INIT { .window_ms = 200, .core = false, .keep_cores = false }
+#define RUNDIAG_OPTS_INIT { .window_ms = 200, .core = false, .keep_cores = false, .crash_handler = true }
 
 /* Evidence kept between rundiag_hang() and rundiag_classify() (owned by the run). */
 struct rundiag_state;
@@ -50,6 +62,14 @@ int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, ch
 /* Before the series: folders, and a warning (to stderr) when cores cannot
  * be collected on this machine. */
 void rundiag_start(const struct run_opts *o);
+
+/*
+ * The runs' environment: with the crash handler, libjostle-crash.so first in
+ * LD_PRELOAD (the user's kept) and JOSTLE_CRASH_DIR=DIR/crashes. A missing
+ * library is said once on stderr; runs then go without it.
+ */
+struct strvec;
+void rundiag_env(const struct run_opts *o, struct strvec *env);
 
 /* spawn_req.core_limit for the series' children. */
 int rundiag_core_limit(const struct run_opts *o);

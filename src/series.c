@@ -181,7 +181,8 @@ static void note_stop(struct series *s, const char *why)
 static void env_build(struct series *s)
 {
 	extern char **environ;
-	static const char *const ours[] = { "JOSTLE_RUN=", "JOSTLE_SEED=", "JOSTLE_OUT=", NULL };
+	static const char *const ours[] = { "JOSTLE_RUN=", "JOSTLE_SEED=", "JOSTLE_OUT=",
+					    "JOSTLE_CRASH_DIR=", NULL };
 	for (char **e = environ; *e; e++) {
 		int skip = 0;
 		for (int k = 0; ours[k]; k++)
@@ -194,6 +195,8 @@ static void env_build(struct series *s)
 	/* Python children print every thread's traceback on a fatal signal. */
 	if (!getenv("PYTHONFAULTHANDLER"))
 		strvec_setenv(&s->env, "PYTHONFAULTHANDLER", "1");
+	/* the crash handler (rundiag.h) */
+	rundiag_env(s->o, &s->env);
 	strvec_push(&s->env, "JOSTLE_RUN=");
 	s->env_run = s->env.nr - 1;
 	strvec_push(&s->env, "JOSTLE_SEED=");
