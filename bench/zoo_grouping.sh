@@ -4,14 +4,15 @@
 # by BUDGET seconds per program) and count distinct signatures among them; then
 # check that no signature is shared by two programs. Prints a Markdown table.
 #   BUDGET=60 N=50 bash bench/zoo_grouping.sh
+#   PROGS="drain_uaf drain_election" ASAN=0 bash bench/zoo_grouping.sh   (a subset)
 set -u
 cd "$(dirname "$0")/.."
 BUDGET=${BUDGET:-60} N=${N:-50}
 OUT=$(mktemp -d /tmp/jostle-grouping.XXXXXX)
-progs=(spin_handshake drain_uaf drain_election registry_aba deferred_cleanup)
+read -r -a progs <<< "${PROGS:-spin_handshake drain_uaf drain_election registry_aba deferred_cleanup}"
 targets=()
 for p in "${progs[@]}"; do targets+=("build/zoo/$p"); done
-targets+=("build-asan/zoo/drain_uaf")
+[ "${ASAN:-1}" = 0 ] || targets+=("build-asan/zoo/drain_uaf")
 echo "| program | failing runs | signatures | largest group | kinds | top signature (kind, key, frames) |"
 echo "| --- | ---: | ---: | ---: | --- | --- |"
 for t in "${targets[@]}"; do
