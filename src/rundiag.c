@@ -93,10 +93,33 @@ void rundiag_start(const struct run_opts *o)
 			"collect them (use coredumpctl, or set kernel.core_pattern=core)\n", pattern + 1);
 }
 
+/* ELF class and machine of PATH ("" when not ELF): a library of another
+ * class or machine cannot be preloaded, and ld.so would say so on the
+ * program's stderr. */
+static void elf_kind(const char *path, unsigned char kind[3])
+{
+	unsigned char h[20] = { 0 };
+	memset(kind, 0, 3);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, "\177ELF", 4)) {
+		kind[0] = h[4];            /* EI_CLASS */
+		kind[1] = h[18];           /* e_machine, both bytes: any byte order */
+		kind[2] = h[19];
+	}
+	close(fd);
+}
+
 void rundiag_env(const struct run_opts *o, struct strvec *env)
 {
 	if (!o->diag.crash_handler)
 		return;
+	unsigned char target[3], self[3];
+	elf_kind(o->path, target);
+	elf_kind("/proc/self/exe", self);
+	if (target[0] && memcmp(target, self, sizeof(self)))
+		return;   /* a 32-bit program from a 64-bit jostle */
 	char *lib = preload_find("libjostle-crash.so", "JOSTLE_CRASH_LIB");
 	if (!lib) {
 		fprintf(stderr, "jostle: libjostle-crash.so is not next to the jostle binary nor in "

@@ -65,8 +65,9 @@ void rundiag_start(const struct run_opts *o);
 
 /*
  * The runs' environment: with the crash handler, libjostle-crash.so first in
- * LD_PRELOAD (the user's kept) and JOSTLE_CRASH_DIR=DIR/crashes. A missing
- * library is said once on stderr; runs then go without it.
+ * LD_PRELOAD (the user's kept) and JOSTLE_CRASH_DIR=DIR/crashes; not for a
+ * command that is an ELF program of another class or machine than jostle.
+ * A missing library is said once on stderr; runs then go without it.
  */
 struct strvec;
 void rundiag_env(const struct run_opts *o, struct strvec *env);
