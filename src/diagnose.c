@@ -817,7 +817,19 @@ void diag_evidence(const struct diag *d, struct evidence *ev)
 		c[j].count++;
 	}
 	qsort(c, nc, sizeof(*c), cmp_culprit);
+	/*
+	 * Only the dominant culprits make the signature: those of the threads
+	 * that decide the class, each held by more than half as many threads
+	 * as the most common one. Which other frames a sample happens to catch
+	 * (main in a join, a thread between two spins) varies from run to run
+	 * and would split one bug into several signatures; the stacks file
+	 * still shows every thread.
+	 */
+	bool any_deciding = nc && c[0].decides;
+	unsigned top = nc ? c[0].count : 0;
 	for (size_t i = 0; i < nc && ev->nframes < EVIDENCE_FRAMES; i++) {
+		if (c[i].decides != any_deciding || 2 * c[i].count <= top)
+			break;
 		bool dup = false;
 		for (size_t j = 0; j < ev->nframes; j++)
 			dup |= !strcmp(ev->frames[j], c[i].fn);

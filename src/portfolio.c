@@ -65,6 +65,9 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 		{ .name = "plain" },
 		{ .name = "serial", .jobs = 1 },
 		{ .name = "crowd", .jobs = -1 },          /* max_jobs at once */
+		{ .name = "crowd-1cpu", .jobs = -1, .ncpus = 1 },
+		{ .name = "crowd-threads", .jobs = -1, .chaos = CHAOS_THREADS, .intensity = 1 },
+		{ .name = "crowd-sync", .jobs = -1, .chaos = CHAOS_SYNC, .intensity = 0 },
 		{ .name = "oversub", .ncpus = 1 },
 		{ .name = "noise", .noise = true },
 		{ .name = "threads", .chaos = CHAOS_THREADS, .intensity = 1 },
@@ -99,12 +102,21 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 			c.ncpus = ncpus;
 		add(p, &c);
 	}
-	/* "plain" first so it is always measured; the order of the others is
-	 * seeded (used for ties and kept for a round-robin variant) */
+	/* "plain" first so it is always measured, then "crowd" where it
+	 * exists (oversubscription is what every report in shared/seeds/ had
+	 * in common, so it is the best first guess); the order of the others
+	 * is seeded */
+	int first = 1;
 	for (int i = 0; i < p->n; i++)
 		p->order[i] = i;
-	for (int i = p->n - 1; i > 1; i--) {
-		int j = 1 + (int)rng_below(&p->rng, (uint64_t)i);
+	for (int i = 1; i < p->n; i++)
+		if (!strcmp(p->arm[i].cfg.name, "crowd")) {
+			p->order[i] = 1;
+			p->order[1] = i;
+			first = 2;
+		}
+	for (int i = p->n - 1; i > first; i--) {
+		int j = first + (int)rng_below(&p->rng, (uint64_t)(i - first + 1));
 		int t = p->order[i];
 		p->order[i] = p->order[j];
 		p->order[j] = t;
@@ -143,9 +155,12 @@ int portfolio_pick(struct portfolio *p)
 	b0 = 1.0 + 2.0 * (1.0 - pooled);
 	for (int a = 0; a < p->n; a++) {
 		const struct parm *r = &p->arm[a];
-		/* mean run time with one pseudo-run at the overall mean as prior */
+		/* mean run time with a quarter of a pseudo-run at the overall
+		 * mean as prior: a whole one let a slow arm's runs (a crowd of
+		 * eight, each slowed by the others) drag a fast arm's estimate
+		 * for long enough that the fast arm was never tried again */
 		double prior = total_runs ? total_wall / (double)total_runs : 1.0;
-		double mean = (r->wall_s + prior) / (double)(r->runs + 1);
+		double mean = (r->wall_s + 0.25 * prior) / ((double)r->runs + 0.25);
 		double theta = portfolio_beta(&p->rng, a0 + (double)r->fails,
 					      b0 + (double)(r->runs - r->fails));
 		double conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;

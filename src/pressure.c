@@ -202,6 +202,7 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 	}
 	p->runs = xcalloc(jobs, sizeof(*p->runs));
 	p->arm = -1;
+	p->next_arm = -1;
 	return 0;
 }
 
@@ -228,12 +229,13 @@ static void stint_cpus(const struct pressure *p, struct cpuset *out)
 	}
 }
 
-static void new_stint(struct pressure *p)
+static void new_stint(struct pressure *p, int arm)
 {
 	bool had = p->arm >= 0 && arm_cfg(p, p->arm)->noise;
 	struct cpuset cpus;
 
-	p->arm = portfolio_pick(&p->pf);
+	p->arm = arm;
+	p->next_arm = -1;
 	p->stint_left = p->is_auto ? portfolio_stint(&p->pf, p->arm, (int)arm_jobs(p, p->arm)) : INT_MAX;
 	p->stints++;
 	stint_cpus(p, &cpus);
@@ -247,14 +249,32 @@ static void new_stint(struct pressure *p)
 	}
 }
 
+/*
+ * Whether runs of arm b may start while runs of arm a still run: only when
+ * b changes nothing the runs share. Noise and the CPU set are the machine
+ * every run of the stint sees; concurrency, thread chaos and the preload
+ * library are each run's own, so switching between those needs no drain
+ * (a drain idles the slots until the slowest run of the stint ends).
+ */
+static bool shares_machine(const struct pressure *p, int a, int b)
+{
+	const struct pconfig *x = arm_cfg(p, a), *y = arm_cfg(p, b);
+	int nx = x->ncpus > 0 && x->ncpus < p->avail.n ? x->ncpus : 0;
+	int ny = y->ncpus > 0 && y->ncpus < p->avail.n ? y->ncpus : 0;
+
+	return x->noise == y->noise && nx == ny && !nx;
+}
+
 bool pressure_may_launch(struct pressure *p, unsigned active)
 {
 	if (!p->on)
 		return true;
 	if (p->stint_left <= 0 || p->arm < 0) {
-		if (active > 0)
+		if (p->next_arm < 0)
+			p->next_arm = portfolio_pick(&p->pf);
+		if (active > 0 && (p->arm < 0 || !shares_machine(p, p->arm, p->next_arm)))
 			return false;
-		new_stint(p);
+		new_stint(p, p->next_arm);
 	}
 	return active < arm_jobs(p, p->arm);
 }

@@ -106,6 +106,7 @@ struct pressure {
 	struct portfolio pf;
 	bool is_auto;
 	int arm;                     /* arm of the current stint */
+	int next_arm;                /* picked, waiting for a drain; or -1 */
 	int stint_left;
 	unsigned active;
 	struct noise noise;

@@ -41,8 +41,23 @@ int main(void)
 	CHECK(p.arm[0].cfg.jobs == 2 && p.arm[find(&p, "serial")].cfg.jobs == 1);
 	/* room for more runs at once: the crowd arm takes all of it */
 	portfolio_init_auto(&q, 1, 2, 2, 8, &none);
-	CHECK(q.n == 11 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
+	CHECK(q.n == 14 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
 	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 2) == 8);
+	CHECK(q.arm[find(&q, "crowd-threads")].cfg.jobs == 8 &&
+	      q.arm[find(&q, "crowd-threads")].cfg.chaos == CHAOS_THREADS);
+	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.ncpus == 1);
+	/* exploration: plain, then crowd, then the others once each */
+	CHECK(portfolio_pick(&q) == 0);
+	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
+	{
+		int seen[PORTFOLIO_MAX] = { 0 };
+		for (int i = 2; i < q.n; i++)
+			seen[portfolio_pick(&q)]++;
+		bool once = true;
+		for (int i = 2; i < q.n; i++)
+			once &= seen[q.order[i]] == 1;
+		CHECK(once);
+	}
 
 	/* one CPU, -j 1: no oversub or serial arm (they would equal plain) */
 	portfolio_init_auto(&q, 1, 1, 1, 1, &none);
