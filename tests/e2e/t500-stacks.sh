@@ -76,7 +76,7 @@ stacks_json "$pid" hs
 check_eq "handshake: kind" "$(json "$TMP/hs.json" 'd["kind"]')" livelock
 check_eq "handshake: 16 x aicore_execute first" "$(json "$TMP/hs.json" 'd["stacks"][0].split(" <- ")[0]')" "16 x aicore_execute"
 check "handshake: handshake_all_cores folded once" grep -q '"1 x [^"]*handshake_all_cores <- scheduler_main' "$TMP/hs.json"
-check_eq "handshake: signature frames" "$(json "$TMP/hs.json" '",".join(d["signature"]["frames"][:2])')" "aicore_execute,handshake_all_cores"
+check_eq "handshake: signature frames (the spinners' culprit only)" "$(json "$TMP/hs.json" '",".join(d["signature"]["frames"])')" "aicore_execute"
 stop_tree
 
 # --- hang in a grandchild ---
