@@ -158,9 +158,6 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
  * member preceded by a comma); nothing without pressure. */
 void pressure_settings_json(const struct pressure *p, struct dbuf *b);
 
-/* Members for summary.json (",\"arms\":[...]"); nothing without pressure. */
-void pressure_summary_json(const struct pressure *p, struct dbuf *b);
-
 /* The failure rate per configuration, for the closing summary. */
 void pressure_summary_print(const struct pressure *p, FILE *f);
 
