@@ -52,12 +52,22 @@ static int64_t draw_gap(struct chaos_run *c)
 	return g / 2 + (int64_t)rng_below(&c->rng, (uint64_t)g + 1);
 }
 
+static int cmp_ns(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpuset *cpus,
-		 int intensity, int64_t now_ns)
+		 int intensity, int64_t span_ns, int64_t now_ns)
 {
 	static const int changes[] = { 3, 6, 12 };
 	static const int64_t gaps[] = { 40 * 1000000LL, 15 * 1000000LL, 5 * 1000000LL };
 	static const int64_t windows[] = { 10 * 1000000LL, 20 * 1000000LL, 40 * 1000000LL };
+	/* with a span: fewer, longer perturbations (a share of the span each) */
+	static const int span_changes[] = { 2, 4, 8 };
+	static const int span_share[] = { 12, 8, 6 };
 	uint64_t s = seed ^ 0x7468726561647321ULL;
 
 	if (intensity < 0)
@@ -71,12 +81,26 @@ void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpu
 		c->cpus = *cpus;
 	else if (cpuset_available(&c->cpus) < 0)
 		c->cpus.n = 0;
+	c->start_ns = now_ns;
+	c->last_ns = now_ns;
+	if (span_ns > 0) {
+		int n = span_changes[intensity];
+		int64_t w = span_ns / span_share[intensity];
+
+		c->span_ns = span_ns;
+		c->changes_left = n;
+		c->window_ns = w < 10 * 1000000LL ? 10 * 1000000LL : w > 250 * 1000000LL ? 250 * 1000000LL : w;
+		for (int i = 0; i < n; i++)
+			c->at_ns[i] = (int64_t)rng_below(&c->rng, (uint64_t)(span_ns + span_ns / 4) + 1);
+		qsort(c->at_ns, (size_t)n, sizeof(c->at_ns[0]), cmp_ns);
+		c->next_ns = now_ns + c->at_ns[0];
+		return;
+	}
 	c->changes_left = changes[intensity];
 	c->gap_ns = gaps[intensity];
 	c->window_ns = windows[intensity];
 	/* the first change point comes early: many races are in start-up */
 	c->next_ns = now_ns + (int64_t)rng_below(&c->rng, (uint64_t)c->gap_ns / 2 + 1);
-	c->last_ns = now_ns;
 }
 
 int64_t chaos_next_ns(const struct chaos_run *c)
@@ -195,7 +219,8 @@ void chaos_tick(struct chaos_run *c, int64_t now_ns)
 		c->changes++;
 		c->changes_left--;
 		c->restore_ns = now_ns + c->window_ns;
-		c->next_ns = now_ns + draw_gap(c);
+		c->next_ns = c->span_ns ? c->start_ns + c->at_ns[c->changes < CHAOS_MAX_CHANGES ? c->changes : 0]
+					: now_ns + draw_gap(c);
 		if (c->next_ns < c->restore_ns)
 			c->next_ns = c->restore_ns;
 	} else if (end) {

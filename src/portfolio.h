@@ -37,6 +37,7 @@ struct pconfig {
 	int intensity;         /* 0..2 */
 	double sync_prob;      /* preload settings; 0: from intensity (replay sets them) */
 	int sync_max_us;
+	int span_ms;           /* thread chaos span (replay sets it) */
 };
 
 struct parm {

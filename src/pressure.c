@@ -287,6 +287,22 @@ static struct pressure_run *find_run(struct pressure *p, uint64_t index)
 	return NULL;
 }
 
+/*
+ * Thread chaos spreads its change points over the usual length of a run:
+ * the mean of this configuration's finished runs (at least 3 of them; 0
+ * before, which keeps the growing gaps), or the recorded span on replay.
+ */
+static int64_t span_of(const struct pressure *p, const struct pconfig *c, int arm)
+{
+	const struct parm *a = &p->pf.arm[arm];
+
+	if (p->po->replay)
+		return (int64_t)c->span_ms * 1000000;
+	if (a->runs < 3)
+		return 0;
+	return (int64_t)(a->wall_s / (double)a->runs * 1e9);
+}
+
 /* spawn's before_exec: the child exists and has not exec'd yet. */
 static int cgroup_hook(pid_t pid, void *arg)
 {
@@ -320,6 +336,10 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 	jsonw_kstr(&b, "chaos", chaos_mode_name(c->chaos));
 	dbuf_addc(&b, ',');
 	jsonw_kint(&b, "level", c->intensity);
+	if (c->chaos & CHAOS_THREADS) {
+		dbuf_addc(&b, ',');
+		jsonw_kint(&b, "span_ms", r->span_ns / 1000000);
+	}
 	if (c->chaos & CHAOS_SYNC) {
 		dbuf_addc(&b, ',');
 		jsonw_kdbl(&b, "sync_prob", r->prob);
@@ -391,6 +411,8 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 		*affinity = &r->mask;
 	}
 	r->threads = (c->chaos & CHAOS_THREADS) != 0;
+	if (r->threads)
+		r->span_ns = span_of(p, c, r->arm);
 	/* the chaos generator of this run follows from its seed */
 	r->chaos.rng = *seed;
 	if ((c->chaos & CHAOS_SYNC) || p->po->replay) {
@@ -441,7 +463,8 @@ void pressure_started(struct pressure *p, uint64_t index, pid_t pid, int64_t now
 	if (r->threads) {
 		const struct pconfig *c = arm_cfg(p, r->arm);
 		uint64_t seed = r->chaos.rng;
-		chaos_start(&r->chaos, pid, seed, r->cpus.n ? &r->cpus : &p->avail, c->intensity, now_ns);
+		chaos_start(&r->chaos, pid, seed, r->cpus.n ? &r->cpus : &p->avail, c->intensity,
+			    r->span_ns, now_ns);
 	}
 }
 

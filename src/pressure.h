@@ -89,6 +89,7 @@ struct pressure_run {
 	char cg_name[32];
 	bool threads;                /* thread chaos on */
 	struct chaos_run chaos;
+	int64_t span_ns;             /* thread chaos: the usual run length, 0: unknown */
 	double prob;                 /* preload settings, when sync */
 	int max_us;
 	struct strvec env;           /* the run's own environment, when changed */

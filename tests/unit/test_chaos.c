@@ -48,5 +48,32 @@ int main(void)
 	CHECK(noise_parse("mem:lots", &ns, why, sizeof(why)) == -EINVAL);
 	CHECK(noise_parse("", &ns, why, sizeof(why)) == -EINVAL);
 	CHECK(noise_parse("cpu:0", &ns, why, sizeof(why)) == 0 && noise_empty(&ns));
+
+	/* thread chaos schedules: a span spreads sorted points over 1.25 spans
+	 * with windows of a share of it; without one the gaps grow */
+	{
+		struct chaos_run c;
+		struct cpuset one = { .n = 1, .cpu = { 0 } };
+		int64_t span = 800 * 1000000LL, t0 = 1000;
+		chaos_start(&c, 1, 42, &one, 1, span, t0);
+		CHECK(c.changes_left == 4 && c.window_ns == span / 8);
+		bool sorted = true, inside = true;
+		for (int i = 0; i < 4; i++) {
+			inside &= c.at_ns[i] >= 0 && c.at_ns[i] <= span + span / 4;
+			if (i)
+				sorted &= c.at_ns[i - 1] <= c.at_ns[i];
+		}
+		CHECK(sorted && inside);
+		CHECK(c.next_ns == t0 + c.at_ns[0]);
+		struct chaos_run d;
+		chaos_start(&d, 1, 42, &one, 1, span, t0);
+		CHECK(memcmp(c.at_ns, d.at_ns, sizeof(c.at_ns)) == 0);   /* seeded */
+		chaos_start(&c, 1, 42, &one, 2, 20 * 1000000LL, t0);
+		CHECK(c.changes_left == 8 && c.window_ns == 10 * 1000000LL);  /* floor */
+		chaos_start(&c, 1, 42, &one, 0, 60 * 1000000000LL, t0);
+		CHECK(c.changes_left == 2 && c.window_ns == 250 * 1000000LL);  /* cap */
+		chaos_start(&c, 1, 42, &one, 1, 0, t0);
+		CHECK(c.changes_left == 6 && c.window_ns == 20 * 1000000LL && c.next_ns <= t0 + 7500000);
+	}
 	return tap_done();
 }
