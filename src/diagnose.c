@@ -419,6 +419,8 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 	}
 	for (int k = 1; k <= nsamples; k++) {
 		sleep_ns(start + window_ns * k / nsamples - clock_mono_ns());
+		if (o->tick)
+			o->tick(o->tick_ctx);
 		pi = 0;
 		for (size_t i = 0; i < d->nthreads; i++) {
 			while (d->procs[pi].pid != d->threads[i].pid)
@@ -479,6 +481,8 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 				wait_all_stopped(d->procs[i].pid, 500);
 		for (size_t i = 0; i < d->nprocs; i++) {
 			struct diag_proc *p = &d->procs[i];
+			if (o->tick)
+				o->tick(o->tick_ctx);
 			int n = stack_capture(p->pid, &d->stacks, &p->backend, p->stack_error,
 					      sizeof(p->stack_error));
 			if (n > 0)

@@ -70,6 +70,12 @@ struct diag_opts {
 	size_t fold_frames;     /* frames per folded line (default 16) */
 	proctree_adopt_fn *adopt;   /* processes reparented to jostle (may be NULL) */
 	void *adopt_ctx;
+	/* Called between samples and between processes' unwinding (may be
+	 * NULL): `jostle run` freezes other runs that pass their deadline
+	 * while this diagnosis holds its event loop, so that they are still
+	 * hung, not finished, when their own turn comes. */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
 };
 
 #define DIAG_OPTS_INIT { .window_ms = 200, .samples = 10, .stacks = true, .fold_frames = 16 }

@@ -23,6 +23,7 @@
 #include "crashlog.h"
 #include "diagnose.h"
 #include "frame.h"
+#include "jsonw.h"
 #include "preload.h"
 #include "reap.h"
 #include "record.h"
@@ -165,7 +166,7 @@ static void write_file(const char *path, const struct dbuf *b)
 	close(fd);
 }
 
-void rundiag_hang(const struct run_opts *o, struct run *r)
+void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *), void *tick_ctx)
 {
 	if (!o->diag.window_ms)
 		return;
@@ -174,6 +175,8 @@ void rundiag_hang(const struct run_opts *o, struct run *r)
 	dopt.window_ms = o->diag.window_ms;
 	dopt.adopt = adopt_same_run;
 	dopt.adopt_ctx = &r->index;
+	dopt.tick = tick;
+	dopt.tick_ctx = tick_ctx;
 	struct diag d;
 	(void)diag_run(&d, r->pid, &dopt);
 	struct dbuf b;
@@ -184,6 +187,13 @@ void rundiag_hang(const struct run_opts *o, struct run *r)
 	free(path);
 	dbuf_reset(&b);
 	diag_write_record(&d, &b);
+	if (r->held_ns > 0 && b.len && b.buf[b.len - 1] == '}') {
+		/* it passed its deadline while another run was diagnosed */
+		b.len--;
+		dbuf_addc(&b, ',');
+		jsonw_kint(&b, "held_ms", r->held_ns / NS_PER_MS);
+		dbuf_addc(&b, '}');
+	}
 	free(r->diag_json);
 	r->diag_json = dbuf_detach(&b, NULL);
 	dbuf_release(&b);

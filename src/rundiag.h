@@ -75,7 +75,8 @@ void rundiag_env(const struct run_opts *o, struct strvec *env);
 /* spawn_req.core_limit for the series' children. */
 int rundiag_core_limit(const struct run_opts *o);
 
-void rundiag_hang(const struct run_opts *o, struct run *r);
+/* Diagnose hung run r before it is killed; tick (may be NULL) as in diag_opts. */
+void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *), void *tick_ctx);
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
 void rundiag_release(struct run *r);
 

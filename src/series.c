@@ -325,17 +325,23 @@ static size_t signal_run(struct series *s, struct run *r, int sig)
 static void begin_kill(struct series *s, struct run *r, int64_t now)
 {
 	signal_run(s, r, SIGTERM);
+	if (r->frozen) {
+		/* a stopped process acts on SIGTERM only once continued */
+		signal_run(s, r, SIGCONT);
+		r->frozen = false;
+	}
 	r->kill_step = 1;
 	r->kill_at = now + s->o->grace_ns;
 	if (r->state == RS_RUNNING)
 		r->state = RS_KILLING;
 }
 
-static void cancel_all(struct series *s, int64_t now)
+/* End every run in flight except `done` (the one just recorded, may be NULL). */
+static void cancel_all(struct series *s, const struct run *done, int64_t now)
 {
 	for (unsigned i = 0; i < s->o->jobs; i++) {
 		struct run *r = &s->slots[i];
-		if (r->state == RS_FREE || r->cancelled)
+		if (r->state == RS_FREE || r->cancelled || r == done)
 			continue;
 		r->cancelled = true;
 		begin_kill(s, r, now);
@@ -435,7 +441,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		else if (s->o->until == UNTIL_CONFIDENT && fails >= 1)
 			note_stop(s, "a failure appeared before the bound was reached");
 		if (s->stopping)
-			cancel_all(s, now);
+			cancel_all(s, r, now);
 	}
 	pressure_ended(&s->pr, r->index, r->outcome != OUT_PASS && r->outcome != OUT_IGNORED,
 		       r->cancelled ? -1.0 : (double)(r->end_mono - r->start_mono) / 1e9);
@@ -449,6 +455,34 @@ static void finish(struct series *s, struct run *r, int64_t now)
 	s->active--;
 }
 
+/*
+ * While one hung run is diagnosed the event loop waits (up to a second or
+ * two), and runs that hang together pass their deadlines together: left
+ * running, they would often finish, slowly, before their own diagnosis, and
+ * be recorded as "exited at the timeout" with nothing explained. Each is
+ * stopped at its deadline instead, and continued just before its turn.
+ */
+struct freeze_ctx {
+	struct series *s;
+	const struct run *busy;
+};
+
+static void freeze_overdue(void *arg)
+{
+	struct freeze_ctx *f = arg;
+	struct series *s = f->s;
+	int64_t now = clock_mono_ns();
+
+	for (unsigned i = 0; i < s->o->jobs; i++) {
+		struct run *r = &s->slots[i];
+		if (r == f->busy || r->state != RS_RUNNING || r->exited || r->frozen || now < r->deadline)
+			continue;
+		signal_run(s, r, SIGSTOP);
+		r->frozen = true;
+		r->frozen_at = now;
+	}
+}
+
 /* Advance one run's state machine. */
 static void step(struct series *s, struct run *r, int64_t now)
 {
@@ -457,13 +491,24 @@ static void step(struct series *s, struct run *r, int64_t now)
 		return;
 	case RS_RUNNING:
 		if (r->exited) {
+			if (r->frozen) {
+				/* it ended as it was stopped: let its leftovers act on signals */
+				signal_run(s, r, SIGCONT);
+				r->frozen = false;
+			}
 			r->state = RS_CLEANUP;
 			break;
 		}
 		if (now >= r->deadline) {
 			r->timed_out = true;
 			/* Explain the hang before anything is killed (rundiag.h). */
-			rundiag_hang(s->o, r);
+			if (r->frozen) {
+				signal_run(s, r, SIGCONT);
+				r->frozen = false;
+				r->held_ns = clock_mono_ns() - r->frozen_at;
+			}
+			struct freeze_ctx f = { s, r };
+			rundiag_hang(s->o, r, freeze_overdue, &f);
 			begin_kill(s, r, clock_mono_ns());
 		}
 		return;
@@ -565,7 +610,7 @@ static void on_signal(struct series *s, int64_t now)
 		if (s->interrupts == 1) {
 			if (!s->o->quiet)
 				fprintf(stderr, "\njostle: interrupted; ending runs (again to kill at once)\n");
-			cancel_all(s, now);
+			cancel_all(s, NULL, now);
 		} else {
 			for (unsigned i = 0; i < s->o->jobs; i++)
 				if (s->slots[i].state != RS_FREE)
@@ -608,7 +653,7 @@ static int loop(struct series *s)
 		int64_t now = clock_mono_ns();
 		if (s->o->time_ns && now >= s->end_budget && !s->stopping) {
 			note_stop(s, "time budget spent");
-			cancel_all(s, now);
+			cancel_all(s, NULL, now);
 		}
 		while (s->active < s->o->jobs && may_launch(s, now) &&
 		       pressure_may_launch(&s->pr, s->active)) {
@@ -622,7 +667,7 @@ static int loop(struct series *s)
 			if (rc < 0) {
 				s->start_error = rc;
 				note_stop(s, "start error");
-				cancel_all(s, now);
+				cancel_all(s, NULL, now);
 				break;
 			}
 		}

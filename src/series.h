@@ -94,6 +94,9 @@ struct run {
 	int status;               /* wait status of the main child */
 	struct rusage ru;
 	bool timed_out;
+	bool frozen;              /* SIGSTOPped at its deadline, waiting for its diagnosis */
+	int64_t frozen_at;        /* when it was stopped */
+	int64_t held_ns;          /* how long it stayed stopped (for the record) */
 	bool cancelled;           /* ended by jostle (interrupt, stop rule): not recorded */
 	struct capture cap;
 	/* results, filled when the run is classified */

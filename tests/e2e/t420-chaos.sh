@@ -42,6 +42,11 @@ FIX_OUT=$TMP/t.txt "$JOSTLE" run -q -n 3 -j 2 --chaos threads --timeout 60s -o "
 check_eq "threads: every run saw a low-priority thread" "$(grep -c 'saw_idle=1' "$TMP/t.txt")" 3
 check_eq "threads: recorded" "$(json "$TMP/t/runs.jsonl" 'sorted({r["config"]["chaos"] for r in rows})')" "['threads']"
 
+# the run that meets the stopping rule counts in the per-configuration table
+"$JOSTLE" run -q -n 10 -j 1 --chaos threads --until first-failure -o "$TMP/ff" -- "$FIX/flaky" fail-every 3 \
+	> /dev/null 2> "$TMP/ff.err"
+check "first failure: the failing run is in the table" grep -Eq '^  threads +3 +1 ' "$TMP/ff.err"
+
 # auto: every run records its configuration; the summary has a rate per arm
 "$JOSTLE" run -q -n 24 -j 2 --chaos auto --seed 5 -o "$TMP/a" -- "$M" 50 2 > /dev/null 2> "$TMP/a.err"
 check_eq "auto: every run has a configuration" "$(json "$TMP/a/runs.jsonl" 'sum(1 for r in rows if r["config"].get("arm"))')" 24

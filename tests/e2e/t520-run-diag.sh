@@ -19,6 +19,15 @@ check "deadlock: stacks file" grep -q 'take_second_lock <- lock_a_then_b' "$TMP/
 check "deadlock: stacks file of run 1" grep -q '^deadlock: ' "$TMP/dl/stacks/1.txt"
 check_eq "deadlock: signal null for a hang" "$(runs "$TMP/dl" 'rows[0]["signal"]')" None
 
+# --- hangs that happen together: each is held (SIGSTOP) at its deadline while
+# another is diagnosed, so every one is still hung when its turn comes ---
+"$JOSTLE" run -q -n 4 -j 4 --timeout 1s -o "$TMP/tog" -- "$FIX/hang" spin 2 > /dev/null 2>&1
+check_eq "together: all four diagnosed as livelock" "$(runs "$TMP/tog" '[r["sig_kind"] for r in rows]')" \
+	"['livelock', 'livelock', 'livelock', 'livelock']"
+check "together: later ones were held at their deadline" \
+	test "$(runs "$TMP/tog" 'sum(1 for r in rows if r["diag"].get("held_ms", 0) > 0)')" -ge 2
+check "together: nothing left stopped or running" no_leftovers "$FIX/hang spin 2"
+
 # --- seed 003's shape: another signature ---
 "$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/hs" -- "$FIX/hang" handshake 16 > /dev/null 2>&1
 check_eq "handshake: kind" "$(runs "$TMP/hs" 'rows[0]["sig_kind"]')" livelock
