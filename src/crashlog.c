@@ -275,82 +275,132 @@ static uint64_t lookup_pc(const struct crashlog *c, size_t i)
 	return i == 0 || c->pc[i] == 0 ? c->pc[i] : c->pc[i] - 1;
 }
 
-/* Report every file that holds a pc, once. Returns modules reported. */
-static int report_modules(Dwfl *dwfl, const struct crashlog *c, char *why, size_t whylen)
+/* ---- the module cache ---- */
+
+#define SYMBOLS_MAX_FILES 128
+#define SYMBOLS_FIRST_BASE (1ULL << 44)   /* above any ET_EXEC link address */
+#define SYMBOLS_STRIDE (1ULL << 36)
+
+struct cached_file {
+	char *path;                /* owned */
+	uint64_t inode;
+	Dwfl_Module *mod;          /* NULL: it could not be read (remembered too) */
+	uint64_t low;              /* where the cache placed its first load */
+};
+
+struct crashlog_symbols {
+	Dwfl *dwfl;
+	struct cached_file file[SYMBOLS_MAX_FILES];
+	size_t n;
+	uint64_t next_base;
+};
+
+struct crashlog_symbols *crashlog_symbols_new(void)
 {
-	const struct crashlog_map *done[CRASHLOG_MAX_PCS];
-	size_t ndone = 0;
-	int reported = 0;
-	for (size_t i = 0; i < c->npc; i++) {
-		const struct crashlog_map *m = map_of(c, lookup_pc(c, i));
-		if (!m || m->path[0] != '/' || !m->inode)
-			continue;   /* anonymous memory, [vdso], a JIT */
-		const struct crashlog_map *b = base_of(c, m);
-		if (!b)
-			continue;
-		bool seen = false;
-		for (size_t k = 0; k < ndone && !seen; k++)
-			seen = done[k] == b;
-		if (seen)
-			continue;
-		done[ndone++] = b;
-		struct stat st;
-		if (stat(b->path, &st) < 0 || (uint64_t)st.st_ino != b->inode) {
-			if (!why[0])
-				snprintf(why, whylen, "'%s' changed since the crash; its frames are unnamed", b->path);
-			continue;
-		}
-		if (dwfl_report_elf(dwfl, frame_basename(b->path), b->path, -1, b->start, false))
-			reported++;
-		else if (!why[0])
-			snprintf(why, whylen, "'%s': %s", b->path, dwfl_errmsg(-1));
-	}
-	return reported;
+	struct crashlog_symbols *k = xcalloc(1, sizeof(*k));
+	k->next_base = SYMBOLS_FIRST_BASE;
+	return k;
 }
 
-int crashlog_symbolize(const struct crashlog *c, struct stack_set *out, struct dbuf *text,
-		       char *why, size_t whylen)
+void crashlog_symbols_free(struct crashlog_symbols *k)
+{
+	if (!k)
+		return;
+	if (k->dwfl)
+		dwfl_end(k->dwfl);
+	for (size_t i = 0; i < k->n; i++)
+		free(k->file[i].path);
+	free(k);
+}
+
+/* The cached module of the file mapped at b (its offset-0 mapping), reported on first sight. */
+static struct cached_file *file_of(struct crashlog_symbols *k, const struct crashlog_map *b,
+				   char *why, size_t whylen)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->file[i].inode == b->inode && !strcmp(k->file[i].path, b->path))
+			return &k->file[i];
+	if (k->n == SYMBOLS_MAX_FILES || !k->dwfl) {
+		/* full (a series that crashes in ever new files): start over */
+		if (k->dwfl)
+			dwfl_end(k->dwfl);
+		for (size_t i = 0; i < k->n; i++)
+			free(k->file[i].path);
+		k->n = 0;
+		k->next_base = SYMBOLS_FIRST_BASE;
+		k->dwfl = dwfl_begin(&offline_callbacks);
+		if (!k->dwfl) {
+			snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
+			return NULL;
+		}
+	}
+	struct cached_file *f = &k->file[k->n++];
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(b->path);
+	f->inode = b->inode;
+	struct stat st;
+	if (stat(b->path, &st) < 0 || (uint64_t)st.st_ino != b->inode) {
+		if (!why[0])
+			snprintf(why, whylen, "'%s' changed since the crash; its frames are unnamed", b->path);
+		return f;
+	}
+	dwfl_report_begin_add(k->dwfl);
+	f->mod = dwfl_report_elf(k->dwfl, frame_basename(b->path), b->path, -1, k->next_base, false);
+	dwfl_report_end(k->dwfl, NULL, NULL);
+	if (!f->mod) {
+		if (!why[0])
+			snprintf(why, whylen, "'%s': %s", b->path, dwfl_errmsg(-1));
+		return f;
+	}
+	Dwarf_Addr low = 0, high = 0;
+	dwfl_module_info(f->mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	f->low = low;
+	while (k->next_base <= high)
+		k->next_base += SYMBOLS_STRIDE;
+	return f;
+}
+
+int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c, struct stack_set *out,
+		       struct dbuf *text, char *why, size_t whylen)
 {
 	char note[512] = "";
 	if (!c->npc) {
 		snprintf(why, whylen, "the crash record has no stack (backtrace found no frames)");
 		return -ENODATA;
 	}
-	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
-	if (!dwfl) {
-		snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
-		return -ENOMEM;
-	}
-	dwfl_report_begin(dwfl);
-	report_modules(dwfl, c, note, sizeof(note));
-	dwfl_report_end(dwfl, NULL, NULL);
+	struct crashlog_symbols *k = cache ? cache : crashlog_symbols_new();
 	struct stack_thread *t = stack_set_add(out, c->pid, c->tid);
 	int named = 0;
 	for (size_t i = 0; i < c->npc; i++) {
 		uint64_t at = lookup_pc(c, i);
-		Dwfl_Module *mod = dwfl_addrmodule(dwfl, at);
-		const char *name = mod ? dwfl_module_addrname(mod, at) : NULL;
 		const struct crashlog_map *m = map_of(c, at);
+		const struct crashlog_map *b = m && m->path[0] == '/' && m->inode ? base_of(c, m) : NULL;
+		struct cached_file *f = b ? file_of(k, b, note, sizeof(note)) : NULL;
+		/* the pc where the cache placed the file: same offset from its first load */
+		Dwarf_Addr moved = f && f->mod ? f->low + (at - b->start) : 0;
+		Dwfl_Module *mod = f ? f->mod : NULL;
+		const char *name = mod ? dwfl_module_addrname(mod, moved) : NULL;
 		const char *module = m && m->path[0] ? m->path : NULL;
 		stack_thread_push(t, name, module, c->pc[i]);
 		if (name && *name)
 			named++;
 		if (!text)
 			continue;
-		const struct stack_frame *f = &t->frames[t->nr - 1];
-		dbuf_addf(text, "  #%zu %s", i, f->fn[0] ? f->fn : "??");
+		const struct stack_frame *fr = &t->frames[t->nr - 1];
+		dbuf_addf(text, "  #%zu %s", i, fr->fn[0] ? fr->fn : "??");
 		if (module)
 			dbuf_addf(text, " in %s", frame_basename(module));
-		Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, at) : NULL;
+		Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, moved) : NULL;
 		int lineno = 0;
 		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
 		if (src && lineno > 0)
 			dbuf_addf(text, " (%s:%d)", frame_basename(src), lineno);
-		else if (m && !f->fn[0])
+		else if (m && !fr->fn[0])
 			dbuf_addf(text, " +0x%" PRIx64, c->pc[i] - m->start + m->offset);
 		dbuf_addc(text, '\n');
 	}
-	dwfl_end(dwfl);
+	if (!cache)
+		crashlog_symbols_free(k);
 	if (!named && note[0])
 		snprintf(why, whylen, "%s", note);
 	else if (!named)

@@ -70,13 +70,26 @@ struct stack_set;
 struct dbuf;
 
 /*
- * Symbolize c's pcs into a new thread of out (pid, tid of the crash;
- * frames innermost first, names normalized as stack.h does). When text is
- * not NULL, append one line per frame to it: "  #0 fn in module (file:line)".
- * Returns the number of frames with a name (>= 0), or -errno with a reason
- * in why.
+ * The files symbolization has read, kept across records: opening a library
+ * and reading its symbol table and line program costs tens of milliseconds,
+ * which a series of a thousand crashes of one program would pay a thousand
+ * times in jostle's event loop. Each file (path and inode) is reported once,
+ * at a base of the cache's own choosing, and a record's pcs are moved there
+ * from where its maps say the file was loaded (ASLR moves it every run).
+ * Owned by the caller; crashlog_symbols_free(NULL) is a no-op.
  */
-int crashlog_symbolize(const struct crashlog *c, struct stack_set *out, struct dbuf *text,
-		       char *why, size_t whylen);
+struct crashlog_symbols;
+struct crashlog_symbols *crashlog_symbols_new(void);
+void crashlog_symbols_free(struct crashlog_symbols *cache);
+
+/*
+ * Symbolize c's pcs into a new thread of out (pid, tid of the crash;
+ * frames innermost first, names normalized as stack.h does), through cache
+ * (NULL: a cache of this call only). When text is not NULL, append one
+ * line per frame to it: "  #0 fn in module (file:line)". Returns the
+ * number of frames with a name (>= 0), or -errno with a reason in why.
+ */
+int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c, struct stack_set *out,
+		       struct dbuf *text, char *why, size_t whylen);
 
 #endif

@@ -34,6 +34,10 @@
 #include "xalloc.h"
 #include "banned.h"
 
+/* The files crash records were symbolized with, for the whole series (one
+ * series per jostle process; freed by rundiag_stop()). */
+static struct crashlog_symbols *symbols;
+
 struct rundiag_state {
 	struct evidence hang;     /* from the hang diagnosis */
 	bool hang_done;
@@ -301,7 +305,9 @@ static void from_crashlog(const struct run_opts *o, struct run *r, struct eviden
 	if (c.pid != r->pid)
 		dbuf_addf(&b, " (a child process of the run's pid %d)", (int)r->pid);
 	dbuf_addc(&b, '\n');
-	if (crashlog_symbolize(&c, &s, &b, why, sizeof(why)) <= 0) {
+	if (!symbols)
+		symbols = crashlog_symbols_new();
+	if (crashlog_symbolize(symbols, &c, &s, &b, why, sizeof(why)) <= 0) {
 		fprintf(stderr, "jostle: run %" PRIu64 ": symbolizing '%s': %s\n", r->index, path, why);
 		if (!s.nr)
 			goto out;
@@ -360,6 +366,12 @@ void rundiag_classify(const struct run_opts *o, struct run *r, const char *text,
 		from_core(o, r, &ev, ev.nframes == 0);
 	if (ev.nframes && !r->sig.nframes)
 		evidence_apply(&ev, &r->sig, false);
+}
+
+void rundiag_stop(void)
+{
+	crashlog_symbols_free(symbols);
+	symbols = NULL;
 }
 
 void rundiag_release(struct run *r)

@@ -79,5 +79,7 @@ int rundiag_core_limit(const struct run_opts *o);
 void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *), void *tick_ctx);
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
 void rundiag_release(struct run *r);
+/* Once, after the last run of the series: frees what diagnosis kept across runs. */
+void rundiag_stop(void);
 
 #endif

@@ -842,6 +842,7 @@ int series_run(struct run_opts *o)
 	/* Whatever happened, nothing we started outlives us: noise and cgroups
 	 * first (every run has ended), then anything left. */
 	pressure_stop(&s.pr);
+	rundiag_stop();
 	reap_kill_all(NULL, 0);
 	progress_done(&s.prog);
 	double elapsed = (double)(clock_mono_ns() - s.start_mono) / 1e9;

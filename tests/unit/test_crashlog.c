@@ -135,7 +135,7 @@ static void test_symbolize(void)
 	struct stack_set s = STACK_SET_INIT;
 	struct dbuf text;
 	dbuf_init(&text, 1u << 20);
-	int named = crashlog_symbolize(&c, &s, &text, why, sizeof(why));
+	int named = crashlog_symbolize(NULL, &c, &s, &text, why, sizeof(why));
 	CHECK(named == 3);
 	CHECK(s.nr == 1 && s.v[0].nr == 4);
 	if (s.nr == 1 && s.v[0].nr == 4) {
@@ -153,6 +153,33 @@ static void test_symbolize(void)
 	CHECK(strstr(dbuf_str(&text), "test_crashlog.c:") != NULL);   /* a line from DWARF */
 	CHECK(strstr(dbuf_str(&text), "  #3 ??\n") != NULL);
 	stack_set_release(&s);
+
+	/* through a cache kept across records: the same names, also for a
+	 * record whose files were loaded elsewhere (ASLR: every address moved) */
+	struct crashlog_symbols *cache = crashlog_symbols_new();
+	for (int round = 0; round < 3; round++) {
+		if (round == 2) {
+			const uint64_t d = 0x10000000;
+			for (size_t i = 0; i < c.nmaps; i++) {
+				c.maps[i].start += d;
+				c.maps[i].end += d;
+			}
+			for (size_t i = 0; i < c.npc; i++)
+				c.pc[i] += c.pc[i] > 8 ? d : 0;
+		}
+		dbuf_reset(&text);
+		CHECK(crashlog_symbolize(cache, &c, &s, &text, why, sizeof(why)) == 3);
+		if (s.nr == 1 && s.v[0].nr == 4) {
+			CHECK_STR(s.v[0].frames[0].fn, "static_function_in_test");
+			CHECK(strstr(s.v[0].frames[1].fn, "getpid") != NULL);
+			CHECK_STR(s.v[0].frames[2].fn, "static_function_in_test");
+			CHECK_STR(s.v[0].frames[3].fn, "");
+		}
+		CHECK(strstr(dbuf_str(&text), "test_crashlog.c:") != NULL);
+		stack_set_release(&s);
+	}
+	crashlog_symbols_free(cache);
+	crashlog_symbols_free(NULL);
 	crashlog_release(&c);
 
 	/* the executable replaced since the crash (another inode): unnamed */
@@ -170,7 +197,7 @@ static void test_symbolize(void)
 	struct crashlog c2 = CRASHLOG_INIT;
 	CHECK(crashlog_parse(dbuf_str(&b2), b2.len, &c2, why, sizeof(why)) == 0);
 	why[0] = '\0';
-	CHECK(crashlog_symbolize(&c2, &s, NULL, why, sizeof(why)) == 0);
+	CHECK(crashlog_symbolize(NULL, &c2, &s, NULL, why, sizeof(why)) == 0);
 	CHECK(strstr(why, "changed since the crash") != NULL);
 	CHECK(s.nr == 1 && s.v[0].nr == 1 && !s.v[0].frames[0].fn[0]);
 	stack_set_release(&s);
@@ -180,7 +207,7 @@ static void test_symbolize(void)
 	struct crashlog e = CRASHLOG_INIT;
 	static const char bare[] = "jostle-crash 1\nsignal 6 SIGABRT\npid 1\nmaps\n";
 	CHECK(crashlog_parse(bare, sizeof(bare) - 1, &e, why, sizeof(why)) == 0);
-	CHECK(crashlog_symbolize(&e, &s, NULL, why, sizeof(why)) == -ENODATA);
+	CHECK(crashlog_symbolize(NULL, &e, &s, NULL, why, sizeof(why)) == -ENODATA);
 	CHECK(s.nr == 0);
 	crashlog_release(&e);
 	dbuf_release(&b);
