@@ -289,18 +289,26 @@ static struct pressure_run *find_run(struct pressure *p, uint64_t index)
 
 /*
  * Thread chaos spreads its change points over the usual length of a run:
- * the mean of this configuration's finished runs (at least 3 of them; 0
- * before, which keeps the growing gaps), or the recorded span on replay.
+ * the mean of this configuration's finished runs once there are 3, else of
+ * all finished runs (another configuration's runs are a fair first guess;
+ * 0 before any, which keeps the growing gaps), or the recorded span on
+ * replay.
  */
 static int64_t span_of(const struct pressure *p, const struct pconfig *c, int arm)
 {
 	const struct parm *a = &p->pf.arm[arm];
+	uint64_t runs = 0;
+	double wall = 0;
 
 	if (p->po->replay)
 		return (int64_t)c->span_ms * 1000000;
-	if (a->runs < 3)
-		return 0;
-	return (int64_t)(a->wall_s / (double)a->runs * 1e9);
+	if (a->runs >= 3)
+		return (int64_t)(a->wall_s / (double)a->runs * 1e9);
+	for (int i = 0; i < p->pf.n; i++) {
+		runs += p->pf.arm[i].runs;
+		wall += p->pf.arm[i].wall_s;
+	}
+	return runs >= 3 ? (int64_t)(wall / (double)runs * 1e9) : 0;
 }
 
 /* spawn's before_exec: the child exists and has not exec'd yet. */
