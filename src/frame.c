@@ -193,7 +193,11 @@ static const char *const runtime_paths[] = {
 	"/sysdeps/", "/nptl/", "/glibc", "glibc-", "/libio/", "/malloc/", "/stdlib/",
 	"/csu/", "/compiler-rt/", "/libsanitizer/", "/sanitizer_common/", "/asan/",
 	"/tsan/", "/ubsan/", "/lsan/", "/include/c++/", "/Python/", "/Objects/",
-	"/Modules/", "/Include/", "/lib/python2.", "/lib/python3.", "<frozen ", NULL,
+	"/Modules/", "/Include/", "/lib/python2.", "/lib/python3.", "<frozen ",
+	/* jostle's own preload libraries, as a sanitizer report names their
+	 * frames (by source file): the sync chaos thread trampoline is the
+	 * third frame of every thread of a --chaos sync run */
+	"preload/chaos.c", "preload/crash.c", NULL,
 };
 
 static const char *const runtime_prefixes[] = {

@@ -41,6 +41,10 @@ int main(void)
 	CHECK(frame_is_runtime("__GI___lll_lock_wait", NULL));
 	CHECK(frame_is_runtime("__interceptor_free", NULL));
 	CHECK(frame_is_runtime("free", "/usr/lib/x86_64-linux-gnu/libasan.so.8"));
+	/* an ASan report names our chaos library's trampoline by its source */
+	CHECK(frame_is_runtime("thread_start", "preload/chaos.c"));
+	CHECK(frame_is_runtime("thread_start", "/usr/local/lib/jostle/libjostle-chaos.so"));
+	CHECK(!frame_is_runtime("thread_start", "zoo/drain_uaf.c"));
 	CHECK(frame_is_runtime("anything", "/lib/x86_64-linux-gnu/libc.so.6"));
 	CHECK(frame_is_runtime("foo", "../sysdeps/unix/sysv/linux/clone3.S"));
 	CHECK(frame_is_runtime("_PyEval_EvalFrameDefault", NULL));
