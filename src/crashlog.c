@@ -62,6 +62,13 @@ static bool parse_num(const char *s, int base, uint64_t *out)
 	return true;
 }
 
+static char *skip_spaces(char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
 /* "start-end perms offset dev inode   path" (the format of proc(5)). */
 static void parse_map(struct crashlog *c, const char *line, size_t n)
 {
@@ -86,16 +93,12 @@ static void parse_map(struct crashlog *c, const char *line, size_t n)
 	m.offset = strtoull(p, &end, 16);
 	if (end == p)
 		return;
-	p = end;
-	while (*p == ' ')
-		p++;
+	p = skip_spaces(end);
 	p += strcspn(p, " ");      /* dev */
 	m.inode = strtoull(p, &end, 10);
 	if (end == p)
 		return;
-	p = end;
-	while (*p == ' ')
-		p++;
+	p = skip_spaces(end);
 	ALLOC_GROW(c->maps, c->nmaps + 1, c->alloc);
 	m.path = xstrdup(p);
 	c->maps[c->nmaps++] = m;
@@ -197,9 +200,21 @@ void crashlog_release(struct crashlog *c)
 
 /* ---- finding the run's record ---- */
 
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
 int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
 		  char *path, size_t len)
 {
+	/* The main process's record, by name: the common case, and the
+	 * folder holds every record of the series, so a scan per crash would
+	 * grow with the series. */
+	struct stat st;
+	snprintf(path, len, "%s/%" PRIu64 ".%ld.txt", dir, run, (long)main_pid);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && mtime_ns(&st) >= since_ns)
+		return 0;
 	DIR *d = opendir(dir);
 	if (!d)
 		return -ENOENT;
@@ -217,10 +232,9 @@ int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_n
 		long pid = strtol(name + pl, &end, 10);
 		if (end == name + pl || strcmp(end, ".txt"))
 			continue;
-		struct stat st;
 		if (fstatat(dirfd(d), name, &st, 0) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		int64_t t = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		int64_t t = mtime_ns(&st);
 		if (t < since_ns)
 			continue;   /* an earlier run's (replays share their JOSTLE_RUN) */
 		bool is_main = pid == (long)main_pid;

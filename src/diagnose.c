@@ -765,6 +765,10 @@ void diag_write_record(const struct diag *d, struct dbuf *out)
 	jsonw_kint(out, "window_ms", d->window_ms);
 	dbuf_addc(out, ',');
 	jsonw_kdbl(out, "elapsed_ms", (double)d->total_ns / 1e6);
+	if (d->held_ns > 0) {
+		dbuf_addc(out, ',');
+		jsonw_kint(out, "held_ms", d->held_ns / NS_PER_MS);
+	}
 	dbuf_addc(out, '}');
 }
 

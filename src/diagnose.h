@@ -117,6 +117,8 @@ struct diag {
 	struct stack_fold *folds;       /* owned */
 	size_t nfolds;
 	int64_t sample_ns, stack_ns, total_ns;   /* time spent in each phase */
+	int64_t held_ns;        /* set by the caller: how long the tree was held
+				 * stopped before this diagnosis (0: not held) */
 };
 
 /*

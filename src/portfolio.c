@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "portfolio.h"
-#include "jsonw.h"
 #include "rng.h"
 #include "banned.h"
 
@@ -188,24 +187,4 @@ int portfolio_stint(const struct portfolio *p, int a, int jobs)
 	int j = p->arm[a].cfg.jobs ? p->arm[a].cfg.jobs : jobs;
 
 	return j > 0 ? j : 1;
-}
-
-void portfolio_json(const struct portfolio *p, struct dbuf *b)
-{
-	jsonw_key(b, "arms");
-	dbuf_addc(b, '[');
-	for (int a = 0; a < p->n; a++) {
-		const struct parm *r = &p->arm[a];
-
-		dbuf_adds(b, a ? ",{" : "{");
-		jsonw_kstr(b, "name", r->cfg.name);
-		dbuf_addc(b, ',');
-		jsonw_kuint(b, "runs", r->runs);
-		dbuf_addc(b, ',');
-		jsonw_kuint(b, "fails", r->fails);
-		dbuf_addc(b, ',');
-		jsonw_kdbl(b, "rate", r->runs ? (double)r->fails / (double)r->runs : 0.0);
-		dbuf_addc(b, '}');
-	}
-	dbuf_addc(b, ']');
 }

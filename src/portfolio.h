@@ -23,7 +23,6 @@
 #include <stdint.h>
 
 #include "chaos.h"
-#include "dbuf.h"
 
 #define PORTFOLIO_MAX 16
 #define PORTFOLIO_FLOOR 0.15
@@ -84,8 +83,5 @@ int portfolio_stint(const struct portfolio *p, int a, int jobs);
 
 /* A Beta(a, b) draw (a, b >= 1) from the generator state; exposed for tests. */
 double portfolio_beta(uint64_t *rng, double a, double b);
-
-/* `"arms":[{"name":..,"runs":..,"fails":..,"rate":..}]` members for summaries. */
-void portfolio_json(const struct portfolio *p, struct dbuf *b);
 
 #endif

@@ -259,10 +259,11 @@ static void new_stint(struct pressure *p, int arm)
 static bool shares_machine(const struct pressure *p, int a, int b)
 {
 	const struct pconfig *x = arm_cfg(p, a), *y = arm_cfg(p, b);
-	int nx = x->ncpus > 0 && x->ncpus < p->avail.n ? x->ncpus : 0;
-	int ny = y->ncpus > 0 && y->ncpus < p->avail.n ? y->ncpus : 0;
+	bool x_all = x->ncpus <= 0 || x->ncpus >= p->avail.n;
+	bool y_all = y->ncpus <= 0 || y->ncpus >= p->avail.n;
 
-	return x->noise == y->noise && nx == ny && !nx;
+	/* a smaller set rotates over the CPUs stint by stint: never shared */
+	return x->noise == y->noise && x_all && y_all;
 }
 
 bool pressure_may_launch(struct pressure *p, unsigned active)

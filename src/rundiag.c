@@ -23,7 +23,6 @@
 #include "crashlog.h"
 #include "diagnose.h"
 #include "frame.h"
-#include "jsonw.h"
 #include "preload.h"
 #include "reap.h"
 #include "record.h"
@@ -190,14 +189,8 @@ void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *),
 	write_file(path, &b);
 	free(path);
 	dbuf_reset(&b);
+	d.held_ns = r->held_ns;   /* it passed its deadline while another run was diagnosed */
 	diag_write_record(&d, &b);
-	if (r->held_ns > 0 && b.len && b.buf[b.len - 1] == '}') {
-		/* it passed its deadline while another run was diagnosed */
-		b.len--;
-		dbuf_addc(&b, ',');
-		jsonw_kint(&b, "held_ms", r->held_ns / NS_PER_MS);
-		dbuf_addc(&b, '}');
-	}
 	free(r->diag_json);
 	r->diag_json = dbuf_detach(&b, NULL);
 	dbuf_release(&b);

@@ -321,15 +321,21 @@ static size_t signal_run(struct series *s, struct run *r, int sig)
 	return reap_signal_run(r->pid, r->index, sig, s->pidbuf, n);
 }
 
+/* Continue a run held at its deadline (freeze_overdue below); records for how long. */
+static void thaw(struct series *s, struct run *r)
+{
+	if (!r->frozen)
+		return;
+	signal_run(s, r, SIGCONT);
+	r->frozen = false;
+	r->held_ns = clock_mono_ns() - r->frozen_at;
+}
+
 /* Start ending a live run: SIGTERM now, SIGKILL after the grace period. */
 static void begin_kill(struct series *s, struct run *r, int64_t now)
 {
 	signal_run(s, r, SIGTERM);
-	if (r->frozen) {
-		/* a stopped process acts on SIGTERM only once continued */
-		signal_run(s, r, SIGCONT);
-		r->frozen = false;
-	}
+	thaw(s, r);   /* a stopped process acts on SIGTERM only once continued */
 	r->kill_step = 1;
 	r->kill_at = now + s->o->grace_ns;
 	if (r->state == RS_RUNNING)
@@ -491,22 +497,14 @@ static void step(struct series *s, struct run *r, int64_t now)
 		return;
 	case RS_RUNNING:
 		if (r->exited) {
-			if (r->frozen) {
-				/* it ended as it was stopped: let its leftovers act on signals */
-				signal_run(s, r, SIGCONT);
-				r->frozen = false;
-			}
+			thaw(s, r);   /* it ended as it was stopped: its leftovers must act on signals */
 			r->state = RS_CLEANUP;
 			break;
 		}
 		if (now >= r->deadline) {
 			r->timed_out = true;
 			/* Explain the hang before anything is killed (rundiag.h). */
-			if (r->frozen) {
-				signal_run(s, r, SIGCONT);
-				r->frozen = false;
-				r->held_ns = clock_mono_ns() - r->frozen_at;
-			}
+			thaw(s, r);
 			struct freeze_ctx f = { s, r };
 			rundiag_hang(s->o, r, freeze_overdue, &f);
 			begin_kill(s, r, clock_mono_ns());
