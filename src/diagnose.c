@@ -144,7 +144,12 @@ enum diag_role diag_role_of(char state, uint64_t cpu_ns, int64_t window_ns,
 		return DIAG_ROLE_SPIN;
 	if (st == DIAG_ST_D)
 		return DIAG_ROLE_IO;
-	if (syscall >= 0) {
+	/*
+	 * restart_syscall says only that a wait was interrupted (SIGSTOP and
+	 * SIGCONT, as when jostle held the run) and resumed: the wait channel
+	 * tells which wait.
+	 */
+	if (syscall >= 0 && syscall != SYS_restart_syscall) {
 		if (is_syscall(syscall, lock_calls, NELEM(lock_calls)))
 			return DIAG_ROLE_LOCK;
 		if (is_syscall(syscall, child_calls, NELEM(child_calls)))
@@ -258,14 +263,29 @@ static bool read_state(int pfd, pid_t tid, char *state)
 	return true;
 }
 
+/*
+ * The thread's wait: its syscall and wait channel. A later read replaces an
+ * earlier one only when it found the thread in a syscall, so a thread that
+ * happens to be running (woken, continued) at one read keeps its wait.
+ */
+static void read_wait(int pfd, struct diag_thread *t)
+{
+	char path[64], buf[512], wchan[sizeof(t->wchan)] = "";
+	snprintf(path, sizeof(path), "task/%d/syscall", (int)t->tid);
+	long nr = procfs_read(pfd, path, buf, sizeof(buf)) > 0 ? procfs_parse_syscall(buf) : -2;
+	if (nr < 0 && t->syscall >= 0)
+		return;
+	snprintf(path, sizeof(path), "task/%d/wchan", (int)t->tid);
+	if (procfs_read(pfd, path, buf, sizeof(buf)) >= 0)
+		procfs_parse_wchan(buf, wchan, sizeof(wchan));
+	t->syscall = nr;
+	memcpy(t->wchan, wchan, sizeof(wchan));
+}
+
 static void read_detail(int pfd, struct diag_thread *t)
 {
 	char path[64], buf[512];
-	snprintf(path, sizeof(path), "task/%d/wchan", (int)t->tid);
-	if (procfs_read(pfd, path, buf, sizeof(buf)) >= 0)
-		procfs_parse_wchan(buf, t->wchan, sizeof(t->wchan));
-	snprintf(path, sizeof(path), "task/%d/syscall", (int)t->tid);
-	t->syscall = procfs_read(pfd, path, buf, sizeof(buf)) > 0 ? procfs_parse_syscall(buf) : -2;
+	read_wait(pfd, t);
 	snprintf(path, sizeof(path), "task/%d/comm", (int)t->tid);
 	if (procfs_read(pfd, path, buf, sizeof(buf)) > 0) {
 		size_t n = strcspn(buf, "\n");
@@ -400,7 +420,7 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 	}
 	proctree_release(&tree);
 
-	/* Sample: CPU and details at the start, states throughout, CPU at the end. */
+	/* Sample: CPU and details at the start, states throughout, CPU and wait at the end. */
 	struct sample *s = xcalloc(d->nthreads ? d->nthreads : 1, sizeof(*s));
 	int64_t window_ns = (int64_t)d->window_ms * NS_PER_MS;
 	int64_t start = clock_mono_ns();
@@ -435,6 +455,13 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 				s[i].gone = true;
 				continue;
 			}
+			/*
+			 * The wait again at the end: a run just continued after
+			 * being held is "running" at the start while its threads
+			 * go back to the waits they were in.
+			 */
+			if (k == nsamples)
+				read_wait(pfds[pi], &d->threads[i]);
 			s[i].hist[state_index(st)]++;
 			d->threads[i].samples++;
 			if (k == nsamples)

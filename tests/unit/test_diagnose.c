@@ -14,6 +14,10 @@ int main(void)
 	CHECK(diag_role_of('S', 50 * MS, 200 * MS, 2, 11, SYS_futex, "") == DIAG_ROLE_SPIN);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_futex, "futex_do_wait") == DIAG_ROLE_LOCK);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, -2, "futex_wait_queue_me") == DIAG_ROLE_LOCK);
+	/* a wait resumed after SIGSTOP/SIGCONT (a held run): the wait channel decides */
+	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_restart_syscall, "futex_wait_queue") == DIAG_ROLE_LOCK);
+	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_restart_syscall, "hrtimer_nanosleep") == DIAG_ROLE_SLEEP);
+	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_restart_syscall, "do_wait") == DIAG_ROLE_CHILD);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_read, "pipe_read") == DIAG_ROLE_IO);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, -2, "pipe_read") == DIAG_ROLE_IO);
 	CHECK(diag_role_of('D', 0, 200 * MS, 0, 11, -2, "") == DIAG_ROLE_IO);
