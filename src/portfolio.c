@@ -99,6 +99,18 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 			continue;
 		if (c.ncpus > ncpus)
 			c.ncpus = ncpus;
+		/*
+		 * A smaller CPU set is a condition of each run, not of the
+		 * machine: as many groups of it as fit run side by side, each
+		 * with the arm's concurrency (two runs on CPU 0 and two on
+		 * CPU 1 are two copies of "two runs on one CPU"), so the other
+		 * CPUs do not idle; as many as the run slots allow.
+		 */
+		c.groups = 1;
+		if (c.ncpus > 0 && c.ncpus < ncpus)
+			while (c.groups < ncpus / c.ncpus && c.jobs * (c.groups + 1) <= max_jobs)
+				c.groups++;
+		c.jobs *= c.groups;
 		add(p, &c);
 	}
 	/* "plain" first so it is always measured, then "crowd" where it
@@ -122,6 +134,44 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 	}
 }
 
+/* The machine time an arm has had: its runs' time over its concurrency. */
+static double occupied(const struct parm *a)
+{
+	return a->wall_s / (double)(a->cfg.jobs > 0 ? a->cfg.jobs : 1);
+}
+
+/*
+ * The floor (portfolio.h): the tried arm furthest below its share of
+ * PORTFOLIO_FLOOR / n of the time so far, else with probability
+ * PORTFOLIO_FLOOR an untried arm, else -1.
+ */
+static int floor_pick(struct portfolio *p)
+{
+	double total = 0, worst = 1;
+	int pick = -1, untried = 0;
+
+	for (int a = 0; a < p->n; a++) {
+		total += occupied(&p->arm[a]);
+		untried += p->arm[a].runs == 0 && !p->arm[a].pending;
+	}
+	for (int a = 0; a < p->n && total > 0; a++) {
+		double share = occupied(&p->arm[a]) / total;
+		/* an arm whose runs are still out has had its floor stint */
+		if (p->arm[a].runs > 0 && !p->arm[a].pending && share < PORTFOLIO_FLOOR / p->n &&
+		    share < worst) {
+			worst = share;
+			pick = a;
+		}
+	}
+	if (pick >= 0 || !untried || rng_unit(&p->rng) >= PORTFOLIO_FLOOR)
+		return pick;
+	int k = (int)rng_below(&p->rng, (uint64_t)untried);
+	for (int a = 0; a < p->n; a++)
+		if (p->arm[a].runs == 0 && !p->arm[a].pending && k-- == 0)
+			return a;
+	return -1;
+}
+
 int portfolio_pick(struct portfolio *p)
 {
 	double best = -1, total_wall = 0, pooled, a0, b0;
@@ -138,8 +188,10 @@ int portfolio_pick(struct portfolio *p)
 	if (p->explored < p->n && !total_runs)
 		return p->order[p->explored++];
 	total_runs = 0;
-	if (rng_unit(&p->rng) < PORTFOLIO_FLOOR)
-		return (int)rng_below(&p->rng, (uint64_t)p->n);
+	pick = floor_pick(p);
+	if (pick >= 0)
+		return pick;
+	pick = 0;
 	for (int a = 0; a < p->n; a++) {
 		total_wall += p->arm[a].wall_s;
 		total_runs += p->arm[a].runs;
@@ -173,10 +225,23 @@ int portfolio_pick(struct portfolio *p)
 	return pick;
 }
 
+void portfolio_started(struct portfolio *p, int a)
+{
+	if (a >= 0 && a < p->n)
+		p->arm[a].pending++;
+}
+
+void portfolio_dropped(struct portfolio *p, int a)
+{
+	if (a >= 0 && a < p->n && p->arm[a].pending)
+		p->arm[a].pending--;
+}
+
 void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s)
 {
 	if (a < 0 || a >= p->n)
 		return;
+	portfolio_dropped(p, a);
 	p->arm[a].runs++;
 	p->arm[a].fails += failed;
 	p->arm[a].wall_s += wall_s > 0 ? wall_s : 0;

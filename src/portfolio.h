@@ -5,13 +5,18 @@
  * Runs are given to arms in stints (one round of the arm's concurrency, so
  * the runs that share the machine share one condition: a plain arm's runs
  * are not slowed by a neighbour's chaos). Until the first failure, every
- * arm gets one stint, "plain" first, the others in a seeded order; after
- * that each stint goes, with probability PORTFOLIO_FLOOR, to an arm drawn
- * uniformly (no arm starves), else to the arm with the highest sampled
- * failures per second: theta ~ Beta(a0 + fails, b0 + passes), a0/b0 two
- * pseudo-runs at the pooled failure rate of all arms, times
- * the arm's concurrency, divided by its mean run time. The unperturbed arm ("plain") is always in the
- * portfolio: on some bugs pressure lowers the failure rate.
+ * arm gets one stint, "plain" first, "crowd" second, the others in a
+ * seeded order; after that each stint goes to the arm with the highest
+ * sampled failures per second: theta ~ Beta(a0 + fails, b0 + passes), a0/b0
+ * two pseudo-runs at the pooled failure rate of all arms, times the arm's
+ * concurrency, divided by its mean run time. No arm starves: an arm that
+ * has had less than PORTFOLIO_FLOOR / n of the machine's time so far (its
+ * runs' time over its concurrency) gets the next stint, and an arm never
+ * tried gets one with probability PORTFOLIO_FLOOR. The floor is counted in
+ * time, not stints: a crowd's stint lasts ten times a fast arm's, and a
+ * floor of stints gave slow arms half the machine. The unperturbed arm
+ * ("plain") is always in the portfolio: on some bugs pressure lowers the
+ * failure rate.
  *
  * Pure: no I/O, no clock; the caller passes outcomes and durations in, so
  * the selection is a function of the seed and the outcome sequence.
@@ -30,7 +35,10 @@
 struct pconfig {
 	const char *name;      /* static label: "plain", "oversub", "sync-hi", ... */
 	int ncpus;             /* CPUs of the run's set; 0: all of the series' set */
-	int jobs;              /* concurrent runs; 0: the series' -j (set for auto arms) */
+	int groups;            /* sets of ncpus CPUs used side by side, jobs spread
+				* evenly over them (0 or 1: one set) */
+	int jobs;              /* concurrent runs in all groups; 0: the series' -j
+				* (set for auto arms) */
 	bool noise;            /* background noise on */
 	enum chaos_mode chaos; /* none, threads, sync or all */
 	int intensity;         /* 0..2 */
@@ -43,6 +51,7 @@ struct parm {
 	struct pconfig cfg;
 	uint64_t runs, fails;
 	double wall_s;         /* sum over finished runs */
+	unsigned pending;      /* started, not finished: the floor waits for them */
 };
 
 struct portfolio {
@@ -74,8 +83,14 @@ void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg);
 /* The arm of the next stint. */
 int portfolio_pick(struct portfolio *p);
 
+/* A run of arm a started. */
+void portfolio_started(struct portfolio *p, int a);
+
 /* A run of arm a ended. */
 void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s);
+
+/* A started run of arm a ended without an outcome (abandoned, cut short). */
+void portfolio_dropped(struct portfolio *p, int a);
 
 /* Runs in a stint of arm a (one round: its concurrency, or `jobs` when the
  * arm has none of its own). */

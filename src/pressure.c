@@ -206,17 +206,34 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 	return 0;
 }
 
-/* The CPUs of the current stint's runs. */
-static void stint_cpus(const struct pressure *p, struct cpuset *out)
+static int arm_groups(const struct pressure *p, int a)
+{
+	int g = arm_cfg(p, a)->groups;
+
+	return g > 1 ? g : 1;
+}
+
+/*
+ * Whether an arm's CPU sets move stint by stint: a smaller set whose groups
+ * leave CPUs out rotates over them, so no CPU is always spared.
+ */
+static bool rotates(const struct pressure *p, int a)
+{
+	const struct pconfig *c = arm_cfg(p, a);
+
+	return c->ncpus > 0 && c->ncpus * arm_groups(p, a) < p->avail.n;
+}
+
+/* The CPUs of group g of the current stint's arm. */
+static void group_cpus(const struct pressure *p, int g, struct cpuset *out)
 {
 	const struct pconfig *c = arm_cfg(p, p->arm);
 
 	if (c->ncpus > 0 && c->ncpus < p->avail.n) {
-		/* rotate which CPUs a small set takes, stint by stint */
-		int off = (int)(p->stints % (uint64_t)p->avail.n);
+		int off = rotates(p, p->arm) ? (int)(p->stints % (uint64_t)p->avail.n) : 0;
 		out->n = 0;
 		for (int i = 0; i < c->ncpus; i++)
-			out->cpu[out->n++] = p->avail.cpu[(off + i) % p->avail.n];
+			out->cpu[out->n++] = p->avail.cpu[(off + g * c->ncpus + i) % p->avail.n];
 		/* keep it sorted for printing */
 		for (int i = 1; i < out->n; i++)
 			for (int j = i; j > 0 && out->cpu[j - 1] > out->cpu[j]; j--) {
@@ -229,6 +246,25 @@ static void stint_cpus(const struct pressure *p, struct cpuset *out)
 	}
 }
 
+/* The group with the fewest runs in flight (runs of the stint's arm fill
+ * the groups evenly; runs of an earlier arm of the same layout count). */
+static int emptiest_group(const struct pressure *p)
+{
+	int groups = arm_groups(p, p->arm), best = 0;
+	unsigned best_n = UINT_MAX;
+
+	for (int g = 0; g < groups; g++) {
+		unsigned n = 0;
+		for (unsigned i = 0; i < p->jobs; i++)
+			n += p->runs[i].used && p->runs[i].group == g;
+		if (n < best_n) {
+			best_n = n;
+			best = g;
+		}
+	}
+	return best;
+}
+
 static void new_stint(struct pressure *p, int arm)
 {
 	bool had = p->arm >= 0 && arm_cfg(p, p->arm)->noise;
@@ -238,7 +274,7 @@ static void new_stint(struct pressure *p, int arm)
 	p->next_arm = -1;
 	p->stint_left = p->is_auto ? portfolio_stint(&p->pf, p->arm, (int)arm_jobs(p, p->arm)) : INT_MAX;
 	p->stints++;
-	stint_cpus(p, &cpus);
+	group_cpus(p, 0, &cpus);
 	if (had && (p->is_auto || !arm_cfg(p, p->arm)->noise))
 		noise_stop(&p->noise);
 	if (arm_cfg(p, p->arm)->noise && p->noise.pgid == 0) {
@@ -251,10 +287,12 @@ static void new_stint(struct pressure *p, int arm)
 
 /*
  * Whether runs of arm b may start while runs of arm a still run: only when
- * b changes nothing the runs share. Noise and the CPU set are the machine
- * every run of the stint sees; concurrency, thread chaos and the preload
- * library are each run's own, so switching between those needs no drain
- * (a drain idles the slots until the slowest run of the stint ends).
+ * b changes nothing the runs share. Noise and the layout of CPU sets are
+ * the machine every run of the stint sees; concurrency, thread chaos and
+ * the preload library are each run's own, so switching between those needs
+ * no drain (a drain idles the slots until the slowest run of the stint
+ * ends). That includes the next stint of a small-set arm whose groups
+ * cover every CPU: nothing moves.
  */
 static bool shares_machine(const struct pressure *p, int a, int b)
 {
@@ -262,8 +300,12 @@ static bool shares_machine(const struct pressure *p, int a, int b)
 	bool x_all = x->ncpus <= 0 || x->ncpus >= p->avail.n;
 	bool y_all = y->ncpus <= 0 || y->ncpus >= p->avail.n;
 
-	/* a smaller set rotates over the CPUs stint by stint: never shared */
-	return x->noise == y->noise && x_all && y_all;
+	if (x->noise != y->noise)
+		return false;
+	if (x_all || y_all)
+		return x_all && y_all;
+	return x->ncpus == y->ncpus && arm_groups(p, a) == arm_groups(p, b) &&
+	       !rotates(p, a) && !rotates(p, b);
 }
 
 bool pressure_may_launch(struct pressure *p, unsigned active)
@@ -338,7 +380,8 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 	dbuf_addc(&b, ',');
 	jsonw_kdbl(&b, "cpu_quota", p->po->quota);
 	dbuf_addc(&b, ',');
-	jsonw_kint(&b, "jobs", (int64_t)arm_jobs(p, r->arm));
+	/* the runs that shared this run's CPUs (one group's): what a replay starts */
+	jsonw_kint(&b, "jobs", (int64_t)(arm_jobs(p, r->arm) / (unsigned)arm_groups(p, r->arm)));
 	dbuf_addc(&b, ',');
 	jsonw_kstr(&b, "noise", nz);
 	dbuf_addc(&b, ',');
@@ -398,7 +441,8 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	c = arm_cfg(p, p->arm);
 	if (p->po->replay)
 		*seed = p->po->replay_seed;
-	stint_cpus(p, &cpus);
+	r->group = emptiest_group(p);
+	group_cpus(p, r->group, &cpus);
 	if (p->restricted || c->ncpus > 0)
 		r->cpus = cpus;
 	if ((r->cpus.n || p->po->quota > 0) && p->cg.kind != CGROUP_NONE) {
@@ -444,6 +488,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 		}
 	}
 	config_json(p, r, c);
+	portfolio_started(&p->pf, r->arm);
 	p->stint_left--;
 	p->active++;
 	return r->env.v ? r->env.v : envp;
@@ -457,6 +502,7 @@ void pressure_abandon(struct pressure *p, uint64_t index)
 		return;
 	if (r->cgroup)
 		cgroup_remove(&p->cg, r->cg_name);
+	portfolio_dropped(&p->pf, r->arm);
 	run_release(r);
 	p->stint_left++;
 	p->active--;
@@ -522,6 +568,8 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
 		return;
 	if (wall_s >= 0)
 		portfolio_feedback(&p->pf, r->arm, failed, wall_s);
+	else
+		portfolio_dropped(&p->pf, r->arm);
 	if (r->cgroup)
 		cgroup_remove(&p->cg, r->cg_name);
 	run_release(r);

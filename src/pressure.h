@@ -83,6 +83,7 @@ struct pressure_run {
 	int arm;
 	pid_t pid;
 	struct cpuset cpus;          /* the run's set (n == 0: not restricted) */
+	int group;                   /* which of the arm's CPU groups (portfolio.h) */
 	cpu_set_t mask;
 	bool cgroup;                 /* has its own cgroup */
 	struct cgroup_root *cg;      /* borrowed: the series' root */

@@ -67,3 +67,11 @@ check_eq "auto: same seed, same configurations" "$(json "$TMP/b1/runs.jsonl" "[r
 n=$(nproc)
 check_eq "auto: the crowd arm runs 4 per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "crowd"})')" "[$((4 * n))]"
 check_eq "auto: plain runs one per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "plain"})')" "[$n]"
+# a one-CPU arm runs its copies on every CPU side by side (groups), each
+# run on one CPU with as many others as the arm's concurrency
+one_cpu='[r for r in rows if r["config"]["arm"] in ("oversub", "sync-1cpu", "threads-1cpu", "all-1cpu")]'
+if [ "$n" -ge 2 ]; then
+	check_eq "auto: one-CPU arms: each run on one CPU" "$(json "$TMP/c/runs.jsonl" "bool($one_cpu) and all(r['config']['cpus'].isdigit() for r in $one_cpu)")" True
+	check_eq "auto: one-CPU arms: on every CPU" "$(json "$TMP/c/runs.jsonl" "len({r['config']['cpus'] for r in $one_cpu})")" "$n"
+	check_eq "auto: one-CPU arms: the concurrency of one CPU recorded" "$(json "$TMP/c/runs.jsonl" "sorted({r['config']['jobs'] for r in $one_cpu})")" "[$n]"
+fi

@@ -59,6 +59,18 @@ int main(void)
 		CHECK(once);
 	}
 
+	/* a smaller CPU set runs in groups side by side, as many as the slots allow */
+	portfolio_init_auto(&q, 1, 2, 2, 8, &none);
+	CHECK(q.arm[find(&q, "oversub")].cfg.groups == 2 && q.arm[find(&q, "oversub")].cfg.jobs == 4);
+	CHECK(q.arm[find(&q, "sync-1cpu")].cfg.groups == 2 && q.arm[find(&q, "sync-1cpu")].cfg.jobs == 4);
+	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 1 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 8);
+	CHECK(q.arm[find(&q, "plain")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.groups == 1);
+	CHECK(portfolio_stint(&q, find(&q, "oversub"), 2) == 4);
+	portfolio_init_auto(&q, 1, 4, 4, 16, &none);
+	CHECK(q.arm[find(&q, "oversub")].cfg.groups == 4 && q.arm[find(&q, "oversub")].cfg.jobs == 16);
+	portfolio_init_auto(&q, 1, 2, 2, 2, &none);
+	CHECK(q.arm[find(&q, "oversub")].cfg.groups == 1 && q.arm[find(&q, "oversub")].cfg.jobs == 2);
+
 	/* one CPU, -j 1: no oversub or serial arm (they would equal plain) */
 	portfolio_init_auto(&q, 1, 1, 1, 1, &none);
 	CHECK(find(&q, "oversub") < 0 && find(&q, "serial") < 0 && find(&q, "plain") == 0);
@@ -149,6 +161,58 @@ int main(void)
 			portfolio_feedback(&p, k, (s % 5) == 0, k == 1 ? 0.01 : 1.0);
 		}
 		CHECK(picks_fast > 150);
+	}
+
+	/*
+	 * The floor is counted in time: a fast arm that fails half its runs
+	 * (10 ms each) against slow arms that never fail (1 s each): the slow
+	 * ones together get about PORTFOLIO_FLOOR of the time, not half of it
+	 * as a floor of 15% of stints gave, and none is starved.
+	 */
+	{
+		uint64_t world = 3;
+		portfolio_init_auto(&p, 21, 2, 2, 2, &none);
+		int fast = find(&p, "sync-hi");
+		for (int s = 0; s < 3000; s++) {
+			int k = portfolio_pick(&p);
+			for (int r = 0; r < p.arm[k].cfg.jobs; r++) {
+				portfolio_started(&p, k);
+				portfolio_feedback(&p, k, k == fast && rng_unit(&world) < 0.5, k == fast ? 0.01 : 1.0);
+			}
+		}
+		double tot = 0, slow = 0;
+		bool all_ran = true;
+		for (int a = 0; a < p.n; a++) {
+			double occ = p.arm[a].wall_s / p.arm[a].cfg.jobs;
+			tot += occ;
+			slow += a == fast ? 0 : occ;
+			all_ran &= p.arm[a].runs > 0;
+		}
+		CHECK(all_ran);
+		CHECK(slow / tot < 2 * PORTFOLIO_FLOOR);
+		CHECK(slow / tot > PORTFOLIO_FLOOR / 2);
+	}
+	/* an arm whose floor stint is still out is not given another */
+	{
+		portfolio_init_auto(&p, 4, 2, 2, 2, &none);
+		int slow = find(&p, "noise"), fast = find(&p, "sync-hi");
+		/* every arm tried; "noise" the furthest below its share */
+		for (int a = 0; a < p.n; a++)
+			portfolio_feedback(&p, a, a == fast, a == fast ? 0.01 : a == slow ? 0.001 : 0.5);
+		for (int i = 0; i < 5000; i++)
+			portfolio_feedback(&p, fast, true, 0.01);
+		portfolio_started(&p, slow);
+		int again = 0;
+		for (int i = 0; i < 50; i++) {
+			int k = portfolio_pick(&p);
+			again += k == slow;
+			portfolio_started(&p, k);
+			portfolio_feedback(&p, k, k == fast, 0.01);
+		}
+		CHECK(again == 0);
+		portfolio_dropped(&p, slow);
+		CHECK(p.arm[slow].pending == 0);
+		CHECK(portfolio_pick(&p) == slow);
 	}
 
 	/* Beta(3, 7) has mean 0.3 */
