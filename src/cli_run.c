@@ -84,6 +84,9 @@ static const char usage_text[] =
 "      --no-crash-handler do not preload libjostle-crash.so (it records the stack\n"
 "                         of a crash in DIR/crashes/); for a program that checks\n"
 "                         its own signal handlers or environment\n"
+"      --sanitizer-symbolize  let sanitizers name their report's frames (~0.2 s\n"
+"                         a report); by default they print module+offset and\n"
+"                         jostle names them, cached across runs\n"
 "\n"
 "Children get JOSTLE_RUN (0-based index), JOSTLE_SEED and JOSTLE_OUT, stdin\n"
 "from /dev/null; COMMAND is executed directly, never through a shell.\n"
@@ -125,6 +128,7 @@ static const struct option long_opts[] = {
 	{ "core", no_argument, NULL, OPT_DIAG },
 	{ "keep-cores", no_argument, NULL, OPT_DIAG },
 	{ "no-crash-handler", no_argument, NULL, OPT_DIAG },
+	{ "sanitizer-symbolize", no_argument, NULL, OPT_DIAG },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },

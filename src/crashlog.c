@@ -421,3 +421,32 @@ int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c,
 		snprintf(why, whylen, "no frame of the crash could be named");
 	return named;
 }
+
+int crashlog_symbols_lookup(struct crashlog_symbols *k, const char *path, uint64_t vaddr,
+			    char *fn, size_t fnlen, char *src, size_t srclen, int *line)
+{
+	struct stat st;
+	char note[256] = "";
+
+	fn[0] = src[0] = '\0';
+	*line = 0;
+	if (path[0] != '/' || stat(path, &st) < 0)
+		return -ENOENT;
+	struct crashlog_map b = { .inode = (uint64_t)st.st_ino, .path = (char *)path };
+	struct cached_file *f = file_of(k, &b, note, sizeof(note));
+	if (!f || !f->mod)
+		return -ENOENT;
+	Dwarf_Addr bias = 0;
+	if (!dwfl_module_getelf(f->mod, &bias))
+		return -ENOENT;
+	Dwarf_Addr at = vaddr + bias;
+	const char *name = dwfl_module_addrname(f->mod, at);
+	if (!name || !*name)
+		return -ENOENT;
+	snprintf(fn, fnlen, "%s", name);
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, at);
+	const char *s = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+	if (s)
+		snprintf(src, srclen, "%s", s);
+	return 0;
+}

@@ -83,6 +83,15 @@ struct crashlog_symbols *crashlog_symbols_new(void);
 void crashlog_symbols_free(struct crashlog_symbols *cache);
 
 /*
+ * The function (as the symbol table names it, mangled), source file and line
+ * at VADDR of the ELF file PATH (an address as the file's program headers
+ * number it: what a sanitizer prints as "(PATH+0xVADDR)"), through cache.
+ * 0, or -ENOENT when the file or a name is not found (fn "" then).
+ */
+int crashlog_symbols_lookup(struct crashlog_symbols *cache, const char *path, uint64_t vaddr,
+			    char *fn, size_t fnlen, char *src, size_t srclen, int *line);
+
+/*
  * Symbolize c's pcs into a new thread of out (pid, tid of the crash;
  * frames innermost first, names normalized as stack.h does), through cache
  * (NULL: a cache of this call only). When text is not NULL, append one

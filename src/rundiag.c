@@ -27,14 +27,15 @@
 #include "reap.h"
 #include "record.h"
 #include "rundiag.h"
+#include "sansym.h"
 #include "series.h"
 #include "stack.h"
 #include "strvec.h"
 #include "xalloc.h"
 #include "banned.h"
 
-/* The files crash records were symbolized with, for the whole series (one
- * series per jostle process; freed by rundiag_stop()). */
+/* The files crash records and sanitizer reports were symbolized with, for
+ * the whole series (one series per jostle process; freed by rundiag_stop()). */
 static struct crashlog_symbols *symbols;
 
 struct rundiag_state {
@@ -64,6 +65,8 @@ int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, ch
 		d->keep_cores = true;
 	} else if (!strcmp(name, "no-crash-handler")) {
 		d->crash_handler = false;
+	} else if (!strcmp(name, "sanitizer-symbolize")) {
+		d->sanitizer_symbolizes = true;
 	} else {
 		snprintf(why, len, "unknown option '--%s'", name);
 		return -1;
@@ -117,6 +120,8 @@ static void elf_kind(const char *path, unsigned char kind[3])
 
 void rundiag_env(const struct run_opts *o, struct strvec *env)
 {
+	if (!o->diag.sanitizer_symbolizes)
+		sansym_env(env);
 	if (!o->diag.crash_handler)
 		return;
 	unsigned char target[3], self[3];
@@ -371,4 +376,18 @@ void rundiag_release(struct run *r)
 {
 	free(r->diag_state);
 	r->diag_state = NULL;
+}
+
+void rundiag_symbolize(const struct run_opts *o, struct dbuf *text, struct dbuf *tmp)
+{
+	if (o->diag.sanitizer_symbolizes || !sansym_wanted(dbuf_str(text), text->len))
+		return;
+	if (!symbols)
+		symbols = crashlog_symbols_new();
+	dbuf_reset(tmp);
+	if (sansym_rewrite(symbols, dbuf_str(text), text->len, tmp)) {
+		struct dbuf t = *text;
+		*text = *tmp;
+		*tmp = t;
+	}
 }

@@ -3,7 +3,8 @@
  * series.c and diagnose.h, crash.h, core.h).
  *
  *   cli_run.c:  rundiag_option() for --diag-window, --no-diag, --core,
- *               --keep-cores, --no-crash-handler; rundiag_start() once
+ *               --keep-cores, --no-crash-handler, --sanitizer-symbolize;
+ *               rundiag_start() once
  *               before the series
  *   series.c:   rundiag_env() on the runs' environment; rundiag_core_limit()
  *               for spawn; rundiag_hang() when a run
@@ -46,9 +47,11 @@ struct rundiag_opts {
 	bool core;          /* --core: children may dump cores; jostle reads them */
 	bool keep_cores;    /* --keep-cores: keep them in DIR/cores */
 	bool crash_handler; /* preload libjostle-crash.so (not --no-crash-handler) */
+	bool sanitizer_symbolizes; /* --sanitizer-symbolize: not jostle (sansym.h) */
 };
 
-#define RUNDIAG_OPTS_INIT { .window_ms = 200, .core = false, .keep_cores = false, .crash_handler = true }
+#define RUNDIAG_OPTS_INIT { .window_ms = 200, .core = false, .keep_cores = false, .crash_handler = true, \
+			    .sanitizer_symbolizes = false }
 
 /* Evidence kept between rundiag_hang() and rundiag_classify() (owned by the run). */
 struct rundiag_state;
@@ -68,6 +71,7 @@ void rundiag_start(const struct run_opts *o);
  * LD_PRELOAD (the user's kept) and JOSTLE_CRASH_DIR=DIR/crashes; not for a
  * command that is an ELF program of another class or machine than jostle.
  * A missing library is said once on stderr; runs then go without it.
+ * Unless --sanitizer-symbolize, the sanitizers' symbolize=0 (sansym.h).
  */
 struct strvec;
 void rundiag_env(const struct run_opts *o, struct strvec *env);
@@ -78,6 +82,15 @@ int rundiag_core_limit(const struct run_opts *o);
 /* Diagnose hung run r before it is killed; tick (may be NULL) as in diag_opts. */
 void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *), void *tick_ctx);
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
+
+/*
+ * A failed run's output, before anything reads it: sanitizer frames left
+ * unsymbolized (rundiag_env asked for that) named in place through the
+ * series' cache of opened files (sansym.h); tmp is scratch space, swapped
+ * with text when a frame was named.
+ */
+struct dbuf;
+void rundiag_symbolize(const struct run_opts *o, struct dbuf *text, struct dbuf *tmp);
 void rundiag_release(struct run *r);
 /* Once, after the last run of the series: frees what diagnosis kept across runs. */
 void rundiag_stop(void);

@@ -88,6 +88,7 @@ struct series {
 	size_t env_run, env_seed;
 	char run_var[40], seed_var[48];
 	struct dbuf text;           /* scratch: a run's captured text */
+	struct dbuf text_sym;       /* scratch: that text with sanitizer frames named */
 	struct dbuf line;           /* scratch: one record */
 	struct pressure pr;         /* pressure and chaos (pressure.h) */
 	char *settings_extra;       /* owned: pressure's "settings" members */
@@ -374,6 +375,8 @@ static void classify(struct series *s, struct run *r)
 	const struct run_opts *o = s->o;
 	dbuf_reset(&s->text);
 	capture_text(&r->cap, &s->text);
+	if (r->timed_out || !WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0 || o->fail_on)
+		rundiag_symbolize(o, &s->text, &s->text_sym);
 	const char *text = dbuf_str(&s->text);
 	size_t len = s->text.len;
 	if (r->timed_out)
@@ -779,7 +782,10 @@ int series_run(struct run_opts *o)
 	s.sigfd = -1;
 	s.stop_reason = o->runs ? "all runs done" : "stopped";
 	s.first_pass_logged = -1;
-	dbuf_init(&s.text, o->head_cap + o->tail_cap + 256);
+	/* room for the names rundiag_symbolize() adds to frame lines; the two
+	 * buffers swap, so both get it */
+	dbuf_init(&s.text, 4 * (o->head_cap + o->tail_cap) + 4096);
+	dbuf_init(&s.text_sym, 4 * (o->head_cap + o->tail_cap) + 4096);
 	dbuf_init(&s.line, 8u << 20);
 	s.slots = xcalloc(o->jobs, sizeof(*s.slots));
 	s.pidbuf = xcalloc(o->jobs, sizeof(*s.pidbuf));
@@ -793,6 +799,7 @@ int series_run(struct run_opts *o)
 		free(s.slots);
 		free(s.pidbuf);
 		dbuf_release(&s.text);
+		dbuf_release(&s.text_sym);
 		dbuf_release(&s.line);
 		return 2;
 	}
@@ -873,6 +880,7 @@ int series_run(struct run_opts *o)
 	results_release(&res);
 	cells_release(&s);
 	dbuf_release(&s.text);
+	dbuf_release(&s.text_sym);
 	dbuf_release(&s.line);
 	o->settings_extra = NULL;
 	free(s.settings_extra);

@@ -53,6 +53,18 @@ check_eq "python: kind" "$(runs "$TMP/py" 'rows[0]["sig_kind"]')" deadlock
 check_eq "python: frames" "$(runs "$TMP/py" '",".join(rows[0]["frames"])')" "py_hang.py:wait_for_never,py_hang.py:worker_blocked"
 check "python: tracebacks in the log" grep -q 'line [0-9]* in worker_blocked' "$TMP/py/logs/0.log"
 
+# --- sanitizers print module+offset (jostle names the frames): their options ---
+# (the suite's own UBSAN_OPTIONS set aside; the crash handler may append
+# verify_asan_link_order=0 to ASAN_OPTIONS)
+env -u UBSAN_OPTIONS ASAN_OPTIONS=detect_leaks=0 "$JOSTLE" run -q -n 1 -o "$TMP/env" -- /usr/bin/env > /dev/null 2>&1
+check "sanitizer options: the user's kept, symbolize=0 added" grep -Eq '^ASAN_OPTIONS=detect_leaks=0:symbolize=0(:|$)' "$TMP/env/logs/0.log"
+check "sanitizer options: set where unset" grep -qx 'UBSAN_OPTIONS=symbolize=0' "$TMP/env/logs/0.log"
+env -u UBSAN_OPTIONS ASAN_OPTIONS=detect_leaks=0 TSAN_OPTIONS=symbolize=1 "$JOSTLE" run -q -n 1 -o "$TMP/env1" -- /usr/bin/env > /dev/null 2>&1
+check "sanitizer options: the user's symbolize= decides for all" test -z "$(grep 'symbolize=0' "$TMP/env1/logs/0.log")"
+env -u UBSAN_OPTIONS ASAN_OPTIONS=detect_leaks=0 "$JOSTLE" run -q -n 1 --sanitizer-symbolize -o "$TMP/env2" -- /usr/bin/env > /dev/null 2>&1
+check "--sanitizer-symbolize: options untouched" grep -Eq '^ASAN_OPTIONS=detect_leaks=0(:verify_asan_link_order=0)?$' "$TMP/env2/logs/0.log"
+check "--sanitizer-symbolize: nothing added" test -z "$(grep '^UBSAN_OPTIONS=' "$TMP/env2/logs/0.log")"
+
 # --- --no-diag, bad window ---
 "$JOSTLE" run -q -n 1 --timeout 500ms --no-diag -o "$TMP/nd" -- "$FIX/hang" sleep > /dev/null 2>&1
 check_eq "no-diag: plain hang kind" "$(runs "$TMP/nd" 'rows[0]["sig_kind"]')" hang
@@ -68,6 +80,15 @@ if [ "$(basename "$BUILD")" = build-asan ]; then
 	check_eq "uaf: finer kind in diag" "$(runs "$TMP/uaf" 'rows[0]["diag"]["crash"]["kind"]')" asan-heap-use-after-free
 	check_eq "uaf: frames in diag" "$(runs "$TMP/uaf" 'rows[0]["diag"]["crash"]["frames"][0]')" read_freed_block
 	check_eq "uaf: one signature" "$(runs "$TMP/uaf" 'len({r["sig_id"] for r in rows})')" 1
+	# the report's frames were named by jostle (module+offset kept), not by ASan
+	check "uaf: frame named by jostle in the log" grep -Eq '#0 0x[0-9a-f]+ in read_freed_block .*crash\.c:[0-9]+ \(/.*/crash\+0x[0-9a-f]+\)$' "$TMP/uaf/logs/0.log"
+	"$JOSTLE" run -q -n 1 --sanitizer-symbolize -o "$TMP/uafs" -- "$FIX/crash" uaf > /dev/null 2>&1
+	check "uaf --sanitizer-symbolize: ASan named it" grep -Eq '#0 0x[0-9a-f]+ in read_freed_block .*crash\.c:[0-9]+' "$TMP/uafs/logs/0.log"
+	check "uaf --sanitizer-symbolize: not jostle" test -z "$(grep -E '#0 0x[0-9a-f]+ in read_freed_block .*\+0x' "$TMP/uafs/logs/0.log")"
+	check_eq "uaf: the same signature either way" "$(runs "$TMP/uafs" 'rows[0]["sig_id"]')" "$(runs "$TMP/uaf" 'rows[0]["sig_id"]')"
+	ASAN_OPTIONS=symbolize=1 "$JOSTLE" run -q -n 1 -o "$TMP/uafu" -- "$FIX/crash" uaf > /dev/null 2>&1
+	check "uaf: the user's symbolize=1 is kept" test -z "$(grep -E '#0 0x[0-9a-f]+ in read_freed_block .*\+0x' "$TMP/uafu/logs/0.log")"
+	check_eq "uaf: user's choice, same signature" "$(runs "$TMP/uafu" 'rows[0]["sig_id"]')" "$(runs "$TMP/uaf" 'rows[0]["sig_id"]')"
 else
 	"$JOSTLE" run -q -n 1 -o "$TMP/df" -- "$FIX/crash" double-free > /dev/null 2>&1
 	check_eq "double free: glibc abort in diag" "$(runs "$TMP/df" 'rows[0]["diag"]["crash"]["kind"]')" glibc-abort
