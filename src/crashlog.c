@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -104,6 +105,28 @@ static void parse_map(struct crashlog *c, const char *line, size_t n)
 	c->maps[c->nmaps++] = m;
 }
 
+/* "stack ADDR LEN" and the LEN raw bytes after it, as far as the text goes. */
+static const char *parse_stack(struct crashlog *c, const char *line, size_t n, const char *p,
+			       const char *end)
+{
+	char buf[64];
+	char *sp;
+	value(line, n, 6, buf, sizeof(buf));
+	uint64_t addr = strtoull(buf, &sp, 16), len;
+	if (sp == buf || !parse_num(sp, 10, &len))
+		return p;   /* a line we cannot read: what follows is not text; the maps end it */
+	size_t have = (size_t)(end - p) < len ? (size_t)(end - p) : (size_t)len;
+	if (c->nstack < CRASHLOG_MAX_STACKS && have) {
+		struct crashlog_stack *s = &c->stack[c->nstack++];
+		s->addr = addr;
+		s->len = have;
+		s->bytes = xmalloc(have);
+		memcpy(s->bytes, p, have);
+	}
+	p += have;
+	return p < end && *p == '\n' ? p + 1 : p;
+}
+
 int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why, size_t whylen)
 {
 	const char *p = text, *end = text + len;
@@ -120,6 +143,7 @@ int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why
 				snprintf(why, whylen, "not a crash record (no 'jostle-crash' header)");
 				return -EINVAL;
 			}
+			out->version = (int)strtol(value(line, n, 13, buf, sizeof(buf)), NULL, 10);
 			header = true;
 		} else if (in_maps) {
 			if (nl)   /* a last line without its newline may be cut short */
@@ -144,7 +168,20 @@ int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why
 			out->tid = (pid_t)v;
 		} else if (starts(line, n, "pc") && nl && out->npc < CRASHLOG_MAX_PCS &&
 			   parse_num(value(line, n, 3, buf, sizeof(buf)), 16, &v)) {
+			out->exact[out->npc] = out->npc == 0;
 			out->pc[out->npc++] = v;
+		} else if (starts(line, n, "arch")) {
+			value(line, n, 5, out->arch, sizeof(out->arch));
+		} else if (starts(line, n, "reg") && nl) {
+			char *val;
+			value(line, n, 4, buf, sizeof(buf));
+			unsigned long r = strtoul(buf, &val, 10);
+			if (val != buf && r < CRASHLOG_MAX_REGS && parse_num(val, 16, &v)) {
+				out->reg[r] = v;
+				out->regmask |= 1ULL << r;
+			}
+		} else if (starts(line, n, "stack") && nl) {
+			p = parse_stack(out, line, n, p, end);
 		}
 		/* unknown lines: a later version's additions */
 	}
@@ -191,6 +228,9 @@ int crashlog_read(const char *path, struct crashlog *out, char *why, size_t whyl
 
 void crashlog_release(struct crashlog *c)
 {
+	for (size_t i = 0; i < c->nstack; i++)
+		free(c->stack[i].bytes);
+	c->nstack = 0;
 	for (size_t i = 0; i < c->nmaps; i++)
 		free(c->maps[i].path);
 	free(c->maps);
@@ -251,9 +291,200 @@ int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_n
 	return 0;
 }
 
-/* ---- symbolizing ---- */
+/* ---- unwinding ---- */
 
 static char *debuginfo_path;
+
+#if defined(__x86_64__)
+#define HOST_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define HOST_ARCH "aarch64"
+#else
+#define HOST_ARCH "?"
+#endif
+
+struct unwind {
+	const struct crashlog *c;
+	uint64_t pc[CRASHLOG_MAX_PCS];
+	bool exact[CRASHLOG_MAX_PCS];
+	size_t n;
+};
+
+/* The file of a module reported from the maps copy (userdata: its offset-0
+ * mapping), refused when it was replaced since the crash. */
+static int unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			   char **file_name, Elf **elfp)
+{
+	const struct crashlog_map *m = *userdata;
+	(void)mod, (void)name, (void)base, (void)elfp;
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->inode) {
+		close(fd);
+		return -1;
+	}
+	*file_name = xstrdup(m->path);
+	return fd;
+}
+
+static const Dwfl_Callbacks unwind_callbacks = {
+	.find_elf = unwind_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* Each mapped file as one module where the crashed process had it, as
+ * dwfl_linux_proc_report() would have from the live process: from its
+ * mapping at offset 0 to the end of the mappings of that file after it.
+ * The files are opened only when the unwind reaches them. */
+static int unwind_report(Dwfl *dwfl, const struct crashlog *c)
+{
+	dwfl_report_begin(dwfl);
+	for (size_t i = 0; i < c->nmaps; i++) {
+		const struct crashlog_map *b = &c->maps[i];
+		if (b->offset || b->path[0] != '/' || !b->inode)
+			continue;
+		uint64_t end = b->end;
+		for (size_t j = i + 1; j < c->nmaps; j++) {
+			const struct crashlog_map *x = &c->maps[j];
+			if (!x->offset || x->inode != b->inode || strcmp(x->path, b->path))
+				break;
+			end = x->end;
+		}
+		Dwfl_Module *mod = dwfl_report_module(dwfl, b->path, b->start, end);
+		void **userdata;
+		if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
+			*userdata = (void *)b;
+	}
+	return dwfl_report_end(dwfl, NULL, NULL);
+}
+
+/* A word of memory that a file holds as it was loaded: a segment that is
+ * not writable (the writable ones changed as the program ran). */
+static bool read_segment(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias = 0;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t nph = 0, size = 0;
+	const char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+	if (!raw || elf_getphdrnum(elf, &nph) < 0)
+		return false;
+	Dwarf_Addr at = addr - bias;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || (ph.p_flags & PF_W))
+			continue;
+		if (at < ph.p_vaddr || at - ph.p_vaddr + sizeof(*result) > ph.p_filesz)
+			continue;
+		uint64_t off = ph.p_offset + (at - ph.p_vaddr);
+		if (off + sizeof(*result) > size)
+			return false;
+		memcpy(result, raw + off, sizeof(*result));
+		return true;
+	}
+	return false;
+}
+
+static bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct unwind *u = arg;
+	for (size_t i = 0; i < u->c->nstack; i++) {
+		const struct crashlog_stack *s = &u->c->stack[i];
+		if (addr >= s->addr && addr - s->addr + sizeof(*result) <= s->len) {
+			memcpy(result, s->bytes + (addr - s->addr), sizeof(*result));
+			return true;
+		}
+	}
+	return read_segment(dwfl, addr, result);
+}
+
+static pid_t unwind_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	const struct unwind *u = arg;
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;   /* one thread: the crashing one */
+	*thread_argp = arg;
+	return u->c->tid ? u->c->tid : u->c->pid;
+}
+
+static bool unwind_set_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct unwind *u = arg;
+	const struct crashlog *c = u->c;
+	for (unsigned r = 0; r < CRASHLOG_MAX_REGS; r++) {
+		Dwarf_Word w = c->reg[r];
+		if (((c->regmask >> r) & 1) && !dwfl_thread_state_registers(thread, (int)r, 1, &w))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, c->pc[0]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
+	.next_thread = unwind_next_thread,
+	.memory_read = unwind_memory_read,
+	.set_initial_registers = unwind_set_registers,
+};
+
+static int unwind_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct unwind *u = arg;
+	Dwarf_Addr pc;
+	bool activation = false;
+	if (!dwfl_frame_pc(frame, &pc, &activation))
+		return DWARF_CB_ABORT;
+	u->pc[u->n] = pc;
+	u->exact[u->n] = activation;   /* the first frame, or one a signal interrupted */
+	u->n++;
+	return u->n < CRASHLOG_MAX_PCS ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
+{
+	if (!c->regmask || !c->npc)
+		return (int)c->npc;   /* version 1: the handler's pcs are all there is */
+	if (strcmp(c->arch, HOST_ARCH)) {
+		snprintf(why, whylen, "a crash record of '%s' on '%s': only its pc is known", c->arch, HOST_ARCH);
+		return -ENOTSUP;
+	}
+	Dwfl *dwfl = dwfl_begin(&unwind_callbacks);
+	if (!dwfl) {
+		snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
+		return -ENOMEM;
+	}
+	struct unwind *u = xcalloc(1, sizeof(*u));
+	u->c = c;
+	int rc = 0;
+	if (unwind_report(dwfl, c) != 0) {
+		snprintf(why, whylen, "dwfl_report_end: %s", dwfl_errmsg(-1));
+		rc = -ENOMEM;
+	} else if (!dwfl_attach_state(dwfl, NULL, c->pid, &unwind_thread_callbacks, u)) {
+		snprintf(why, whylen, "no file of the crashed process could be read (%s)", dwfl_errmsg(-1));
+		rc = -ENOENT;
+	} else {
+		/* an error at the outermost frame is how most unwinds end */
+		(void)dwfl_getthread_frames(dwfl, c->tid ? c->tid : c->pid, unwind_frame, u);
+		if (!u->n) {
+			snprintf(why, whylen, "unwinding found no frame: %s", dwfl_errmsg(-1));
+			rc = -ENODATA;
+		}
+	}
+	dwfl_end(dwfl);
+	if (u->n) {
+		memcpy(c->pc, u->pc, u->n * sizeof(c->pc[0]));
+		memcpy(c->exact, u->exact, u->n * sizeof(c->exact[0]));
+		c->npc = u->n;
+		rc = (int)c->npc;
+	}
+	free(u);
+	return rc;
+}
+
+/* ---- symbolizing ---- */
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -286,7 +517,7 @@ static const struct crashlog_map *base_of(const struct crashlog *c, const struct
 
 static uint64_t lookup_pc(const struct crashlog *c, size_t i)
 {
-	return i == 0 || c->pc[i] == 0 ? c->pc[i] : c->pc[i] - 1;
+	return c->exact[i] || c->pc[i] == 0 ? c->pc[i] : c->pc[i] - 1;
 }
 
 /* ---- the module cache ---- */
@@ -379,7 +610,7 @@ int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c,
 {
 	char note[512] = "";
 	if (!c->npc) {
-		snprintf(why, whylen, "the crash record has no stack (backtrace found no frames)");
+		snprintf(why, whylen, "the crash record has no pc");
 		return -ENODATA;
 	}
 	struct crashlog_symbols *k = cache ? cache : crashlog_symbols_new();

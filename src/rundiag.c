@@ -272,8 +272,8 @@ static void from_core(const struct run_opts *o, struct run *r, struct evidence *
 	}
 }
 
-/* The crash handler's record of the run (crashlog.h): the crashing thread's
- * stack into DIR/stacks/RUN.txt, its program frames into ev. */
+/* The crash handler's record of the run (crashlog.h), unwound: the crashing
+ * thread's stack into DIR/stacks/RUN.txt, its program frames into ev. */
 static void from_crashlog(const struct run_opts *o, struct run *r, struct evidence *ev)
 {
 	/* The record is named by the JOSTLE_RUN the run saw. Replays share
@@ -295,6 +295,8 @@ static void from_crashlog(const struct run_opts *o, struct run *r, struct eviden
 		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
 		goto out;
 	}
+	if (crashlog_unwind(&c, why, sizeof(why)) < 0)   /* the pc alone is still worth naming */
+		fprintf(stderr, "jostle: run %" PRIu64 ": unwinding '%s': %s\n", r->index, path, why);
 	dbuf_addf(&b, "crash of run %" PRIu64 " (pid %d, tid %d, %s", r->index, (int)c.pid, (int)c.tid,
 		  c.signame[0] ? c.signame : "signal");
 	if (c.code > 0)   /* a fault, not a signal sent by a process (abort) */

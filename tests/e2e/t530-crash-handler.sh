@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # jostle run: the crash handler (libjostle-crash.so) gives a plain crash its
 # stack without a core: frames in the signature, DIR/stacks/RUN.txt, one
-# signature per crashing function; the exit status is the same as without
-# it; the user's LD_PRELOAD is kept; --no-crash-handler turns it off; an
+# signature per crashing function, also through a handler of the program's
+# that passes the signal on; the exit status is the same as without it; the user's LD_PRELOAD is kept; --no-crash-handler turns it off; an
 # ASan program keeps its own report (its runtime's handler comes first).
 . "$(dirname "$0")/../lib.sh"
 
@@ -60,7 +60,7 @@ check "segv-other: not segv's signature" test "$(runs "$TMP/so" 'rows[0]["sig_id
 
 # --- the same status as without the handler ---
 status() { runs "$1" '[(r["outcome"], r["exit"], r["signal"], r["core"]) for r in rows]'; }
-for m in segv assert recurse own-handler; do
+for m in segv assert recurse own-handler chained; do
 	"$JOSTLE" run -q -n 1 -o "$TMP/with-$m" -- "$FIX/crash" $m > /dev/null 2>&1
 	"$JOSTLE" run -q -n 1 --no-crash-handler -o "$TMP/without-$m" -- "$FIX/crash" $m > /dev/null 2>&1
 	check_eq "$m: same outcome and status with and without the handler" "$(status "$TMP/with-$m")" "$(status "$TMP/without-$m")"
@@ -71,6 +71,14 @@ check "assert: stack through abort" grep -q '#[0-9]* check_invariant in crash' "
 check_eq "stack overflow: caught on the alternate stack" "$(runs "$TMP/with-recurse" 'rows[0]["frames"][0]')" recurse_forever
 check_eq "own handler: it wins" "$(runs "$TMP/with-own-handler" 'rows[0]["exit"]')" 7
 check_eq "own handler: no record of ours" "$(ls "$TMP/with-own-handler/crashes" | wc -l)" 0
+
+# --- a handler of the program's that passes the signal on to ours from its
+# own alternate stack (Python's faulthandler does): the crashing code's stack
+# is elsewhere, and is copied too ---
+ch=$TMP/with-chained/stacks/0.txt
+check "chained: the crashing function, past the program's handler" grep -q '#[0-9]* write_through_null in crash' "$ch"
+check_eq "chained: its caller, from the other stack" \
+	"$(grep -A1 'write_through_null in crash' "$ch" | tail -1 | awk '{print $2}')" crash
 
 # --- a crash in a grandchild: the run fails, the grandchild's frames ---
 "$JOSTLE" run -q -n 1 -o "$TMP/gc" -- "$FIX/crash" grandchild > /dev/null 2>&1

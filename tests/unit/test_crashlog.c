@@ -1,13 +1,19 @@
 /*
- * Unit tests of crashlog.c: parsing a synthetic record, finding a run's
- * record, and symbolizing offline: a record made from this very process's
- * maps, with the pcs of a static function of this test binary and of libc.
+ * Unit tests of crashlog.c: parsing synthetic records (version 1, pcs;
+ * version 2, registers and raw stack bytes), finding a run's record,
+ * symbolizing offline (a record made from this very process's maps, with
+ * the pcs of a static function of this test binary and of libc), and
+ * unwinding the records libjostle-crash.so writes in a child of this test
+ * that crashes in known static functions.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tap.h"
 #include "crashlog.h"
@@ -62,6 +68,48 @@ static void test_parse(void)
 	CHECK(crashlog_parse("jostle-crash 1\nsig", 18, &d, why, sizeof(why)) == -EINVAL);
 	CHECK(crashlog_parse("", 0, &d, why, sizeof(why)) == -EINVAL);
 	crashlog_release(&d);
+}
+
+/* Version 2: registers, and stack copies whose raw bytes hold newlines
+ * and words of the format; the second copy is cut short. */
+static void test_parse_v2(void)
+{
+	static const char head[] =
+		"jostle-crash 2\nsignal 6 SIGABRT\ncode -6\naddr 0x1e\npid 77\ntid 78\n"
+		"arch x86_64\npc 0x401000\nreg 0 0x1\nreg 7 0x7ffd00001000\nreg 16 0x401000\n"
+		"reg 99 0x5\nstack 0x7ffd00001000 16\n";
+	static const char bytes[16] = "ab\nmaps\npc 0x9\n";
+	static const char mid[] = "\nstack 0x7ffd00009000 4096\n";
+	struct dbuf b;
+	dbuf_init(&b, 1u << 16);
+	dbuf_adds(&b, head);
+	dbuf_add(&b, bytes, sizeof(bytes));
+	dbuf_adds(&b, "\nmaps\n400000-402000 r-xp 00000000 08:01 55 /opt/x/prog\n");
+	struct crashlog c = CRASHLOG_INIT;
+	char why[256] = "";
+	CHECK(crashlog_parse(dbuf_str(&b), b.len, &c, why, sizeof(why)) == 0);
+	CHECK(c.version == 2 && c.signo == 6 && c.code == -6 && c.pid == 77 && c.tid == 78);
+	CHECK_STR(c.arch, "x86_64");
+	CHECK(c.npc == 1 && c.pc[0] == 0x401000 && c.exact[0]);
+	CHECK(c.regmask == (1ULL << 0 | 1ULL << 7 | 1ULL << 16));   /* 99: out of range */
+	CHECK(c.reg[7] == 0x7ffd00001000ULL && c.reg[16] == 0x401000);
+	CHECK(c.nstack == 1 && c.stack[0].addr == 0x7ffd00001000ULL && c.stack[0].len == 16);
+	CHECK(c.nstack == 1 && !memcmp(c.stack[0].bytes, bytes, 16));
+	CHECK(c.nmaps == 1 && c.maps[0].inode == 55);   /* "maps" in the bytes is not the maps */
+	crashlog_release(&c);
+
+	/* cut short inside a second copy: what is there */
+	dbuf_reset(&b);
+	dbuf_adds(&b, head);
+	dbuf_add(&b, bytes, sizeof(bytes));
+	dbuf_adds(&b, mid);
+	dbuf_add(&b, "\0\1\2", 3);
+	struct crashlog d = CRASHLOG_INIT;
+	CHECK(crashlog_parse(dbuf_str(&b), b.len, &d, why, sizeof(why)) == 0);
+	CHECK(d.nstack == 2 && d.stack[1].addr == 0x7ffd00009000ULL && d.stack[1].len == 3);
+	CHECK(d.nmaps == 0);
+	crashlog_release(&d);
+	dbuf_release(&b);
 }
 
 static void touch(const char *dir, const char *name)
@@ -216,10 +264,130 @@ static void test_symbolize(void)
 	CHECK(static_function_in_test(1) == 4);
 }
 
+/* ---- records of a crashing child ---- */
+
+static volatile int *volatile null_pointer;
+
+__attribute__((noinline)) static void child_leaf(int how)
+{
+	if (how == SIGABRT)
+		abort();
+	*null_pointer = 1;
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void child_caller(int how)
+{
+	child_leaf(how);
+	__asm__ volatile("" ::: "memory");   /* no tail call: child_caller keeps its frame */
+}
+
+/* libjostle-crash.so of this build: BUILD/tests/test_crashlog -> BUILD/ */
+static bool crash_library(char *path, size_t len)
+{
+	char exe[1024];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(path, len, "%s/libjostle-crash.so", exe);
+	return access(path, R_OK) == 0;
+}
+
+/* A child that loads the handler and dies of SIG in child_leaf(); its record, parsed. */
+static bool crash_child(const char *lib, const char *dir, int sig, struct crashlog *c)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setenv("JOSTLE_CRASH_DIR", dir, 1);
+		setenv("JOSTLE_RUN", "7", 1);
+		if (!dlopen(lib, RTLD_NOW))   /* its constructor installs the handler */
+			_exit(3);
+		child_caller(sig);
+		_exit(4);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return false;
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == sig);   /* dies as it would have */
+	char path[1024], why[512] = "";
+	snprintf(path, sizeof(path), "%s/7.%d.txt", dir, (int)pid);
+	int rc = crashlog_read(path, c, why, sizeof(why));
+	unlink(path);
+	if (rc < 0)
+		printf("# %s\n", why);
+	return rc == 0;
+}
+
+/* The index of frame FN in s's first thread, -1 if none. */
+static int frame_index(const struct stack_set *s, const char *fn)
+{
+	for (size_t i = 0; s->nr && i < s->v[0].nr; i++)
+		if (!strcmp(s->v[0].frames[i].fn, fn))
+			return (int)i;
+	return -1;
+}
+
+static void test_unwind_child(int sig)
+{
+	char lib[1100], dir[] = "/tmp/jostle-unwind.XXXXXX", why[512] = "";
+	if (!crash_library(lib, sizeof(lib)) || !mkdtemp(dir)) {
+		printf("ok - # SKIP no libjostle-crash.so beside the test\n");
+		return;
+	}
+	struct crashlog c = CRASHLOG_INIT;
+	bool read = crash_child(lib, dir, sig, &c);
+	rmdir(dir);
+	CHECK(read);
+	if (!read)
+		return;
+	CHECK(c.version == 2 && c.signo == sig && c.npc == 1 && c.nstack >= 1 && c.regmask);
+	int n = crashlog_unwind(&c, why, sizeof(why));
+	CHECK(n >= 4 && (size_t)n == c.npc);
+	CHECK(c.exact[0] && (c.npc < 2 || !c.exact[1]));
+	struct stack_set s = STACK_SET_INIT;
+	CHECK(crashlog_symbolize(NULL, &c, &s, NULL, why, sizeof(why)) > 0);
+	int leaf = frame_index(&s, "child_leaf");
+	CHECK(leaf >= 0 && frame_index(&s, "child_caller") == leaf + 1);
+	CHECK(frame_index(&s, "test_unwind_child") > leaf);
+	CHECK(frame_index(&s, "main") > leaf);
+	if (sig == SIGSEGV)
+		CHECK(leaf == 0);   /* the faulting pc itself */
+	else
+		CHECK(frame_index(&s, "abort") >= 0 && frame_index(&s, "abort") < leaf);   /* through libc */
+	stack_set_release(&s);
+
+	/* another architecture's record: only its pc */
+	struct crashlog d = c;
+	snprintf(d.arch, sizeof(d.arch), "riscv64");
+	d.npc = 1;
+	CHECK(crashlog_unwind(&d, why, sizeof(why)) == -ENOTSUP && d.npc == 1);
+	/* every file replaced since the crash (other inodes): nothing to unwind by */
+	for (size_t i = 0; i < d.nmaps; i++)
+		d.maps[i].inode ^= 1;
+	snprintf(d.arch, sizeof(d.arch), "%s", c.arch);
+	CHECK(crashlog_unwind(&d, why, sizeof(why)) < 0 && d.npc == 1);
+	for (size_t i = 0; i < d.nmaps; i++)
+		d.maps[i].inode ^= 1;
+	crashlog_release(&c);
+}
+
 int main(void)
 {
 	test_parse();
+	test_parse_v2();
 	test_find();
 	test_symbolize();
+	test_unwind_child(SIGABRT);
+#ifndef __SANITIZE_ADDRESS__   /* ASan's own SIGSEGV handler comes first */
+	test_unwind_child(SIGSEGV);
+#endif
 	return tap_done();
 }
