@@ -5,8 +5,8 @@
  * Runs are given to arms in stints (one round of the arm's concurrency, so
  * the runs that share the machine share one condition: a plain arm's runs
  * are not slowed by a neighbour's chaos). Until the first failure, every
- * arm gets one stint, "plain" first, "crowd" second, the others in a
- * seeded order; after that each stint goes to the arm with the highest
+ * arm gets one stint, "plain" first, then the arms the zoo favoured
+ * (portfolio.c), the others in a seeded order; after that each stint goes to the arm with the highest
  * sampled failures per second: theta ~ Beta(a0 + fails, b0 + passes), a0/b0
  * two pseudo-runs at the pooled failure rate of all arms, times the arm's
  * concurrency, divided by its mean run time. No arm starves: an arm that

@@ -46,15 +46,20 @@ int main(void)
 	CHECK(q.arm[find(&q, "crowd-threads")].cfg.jobs == 8 &&
 	      q.arm[find(&q, "crowd-threads")].cfg.chaos == CHAOS_THREADS);
 	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.ncpus == 1);
-	/* exploration: plain, then crowd, then the others once each */
+	/* exploration: plain, then the arms the zoo favoured, then the others once each */
 	CHECK(portfolio_pick(&q) == 0);
 	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
+	CHECK(portfolio_pick(&q) == find(&q, "crowd-threads"));
+	CHECK(portfolio_pick(&q) == find(&q, "crowd-sync"));
+	CHECK(portfolio_pick(&q) == find(&q, "sync-1cpu"));
+	CHECK(portfolio_pick(&q) == find(&q, "crowd-1cpu"));
+	CHECK(portfolio_pick(&q) == find(&q, "all-1cpu"));
 	{
 		int seen[PORTFOLIO_MAX] = { 0 };
-		for (int i = 2; i < q.n; i++)
+		for (int i = 7; i < q.n; i++)
 			seen[portfolio_pick(&q)]++;
 		bool once = true;
-		for (int i = 2; i < q.n; i++)
+		for (int i = 7; i < q.n; i++)
 			once &= seen[q.order[i]] == 1;
 		CHECK(once);
 	}
