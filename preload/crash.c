@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -180,6 +181,7 @@ static const char *sig_name(int sig)
 struct span {
 	uintptr_t from, end;       /* [from, end): copied; end 0: nothing found */
 	uintptr_t above, above_end;   /* the nearest mapping above from, if none holds it */
+	uintptr_t limit;           /* not 0: end at most here (an alternate stack's top) */
 };
 
 /* One line of /proc/self/maps, "start-end perms ...", against the spans. */
@@ -238,7 +240,11 @@ static void span_bound(struct span *s, int n)
 			s[i].from = s[i].above;
 			s[i].end = s[i].above_end;
 		}
-		if (s[i].end - s[i].from > STACK_COPY_MAX)
+		if (s[i].limit && s[i].end > s[i].limit)
+			s[i].end = s[i].limit;
+		if (s[i].end <= s[i].from)
+			s[i].end = 0;
+		else if (s[i].end - s[i].from > STACK_COPY_MAX)
 			s[i].end = s[i].from + STACK_COPY_MAX;
 	}
 }
@@ -251,26 +257,29 @@ static void span_bound(struct span *s, int n)
  * frame at the top, and its ucontext names this alternate stack in
  * uc_stack: the highest such ucontext holds the crashing code's sp.
  */
-static uintptr_t chained_sp(const ucontext_t *uc)
+static uintptr_t chained_sp(const ucontext_t *uc, const stack_t *alt)
 {
-	stack_t cur;
-	if (sigaltstack(NULL, &cur) < 0 || (cur.ss_flags & SS_DISABLE))
-		return 0;
-	uintptr_t lo = (uintptr_t)cur.ss_sp, hi = lo + cur.ss_size, sp = context_sp(uc);
-	if (sp < lo || sp >= hi)
-		return 0;
+	uintptr_t lo = (uintptr_t)alt->ss_sp, hi = lo + alt->ss_size, sp = context_sp(uc);
 	/* [sp, hi) is the program handler's stack in use: mapped */
 	size_t at = offsetof(ucontext_t, uc_stack);
 	for (uintptr_t p = (hi - sizeof(ucontext_t)) & ~(uintptr_t)7; p >= sp; p -= 8) {
 		const ucontext_t *o = (const ucontext_t *)p;
 		const stack_t *st = (const stack_t *)(p + at);
-		if (st->ss_sp != cur.ss_sp || st->ss_size != cur.ss_size)
+		if (st->ss_sp != alt->ss_sp || st->ss_size != alt->ss_size)
 			continue;
 		uintptr_t osp = context_sp(o);
 		if (osp < lo || osp >= hi)
 			return osp;
 	}
 	return 0;
+}
+
+/* Whether the interrupted code ran on this thread's alternate signal stack. */
+static bool on_altstack(const ucontext_t *uc, stack_t *alt)
+{
+	uintptr_t sp = context_sp(uc);
+	return sigaltstack(NULL, alt) == 0 && !(alt->ss_flags & SS_DISABLE) &&
+	       sp >= (uintptr_t)alt->ss_sp && sp - (uintptr_t)alt->ss_sp < alt->ss_size;
 }
 
 /* LEN bytes from FROM into the file; what cannot be read (EFAULT) as
@@ -310,9 +319,13 @@ static void write_context(struct out *o, const ucontext_t *uc)
 	memset(s, 0, sizeof(s));
 	int n = 0;
 	s[n++].from = context_sp(uc);
-	uintptr_t osp = chained_sp(uc);
-	if (osp)
-		s[n++].from = osp;
+	stack_t alt;
+	if (on_altstack(uc, &alt)) {
+		s[0].limit = (uintptr_t)alt.ss_sp + alt.ss_size;
+		uintptr_t osp = chained_sp(uc, &alt);
+		if (osp)
+			s[n++].from = osp;
+	}
 	span_bound(s, n);
 	for (int i = 0; i < n; i++) {
 		if (s[i].end <= s[i].from)
@@ -337,6 +350,8 @@ static void write_context(struct out *o, const ucontext_t *uc)
 	uintptr_t pc = 0;
 #if defined(__i386__)
 	pc = uc ? (uintptr_t)uc->uc_mcontext.gregs[REG_EIP] : 0;
+#else
+	(void)uc;
 #endif
 	void *bt[MAX_PCS];
 	int n = g_backtrace ? g_backtrace(bt, MAX_PCS) : 0;

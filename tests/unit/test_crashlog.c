@@ -180,6 +180,8 @@ static void test_symbolize(void)
 	char why[512] = "";
 	CHECK(crashlog_parse(dbuf_str(&b), b.len, &c, why, sizeof(why)) == 0);
 	CHECK(c.npc == 4);
+	CHECK(crashlog_unwind(&c, why, sizeof(why)) == 4 && c.npc == 4);   /* version 1: as it is */
+	CHECK(c.exact[0] && !c.exact[1] && !c.exact[3]);
 	struct stack_set s = STACK_SET_INIT;
 	struct dbuf text;
 	dbuf_init(&text, 1u << 20);
