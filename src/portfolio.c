@@ -57,7 +57,7 @@ void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg)
 	p->explored = 1;
 }
 
-void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs,
+void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs, int slots,
 			 const struct portfolio_fixed *fixed)
 {
 	static const struct pconfig table[] = {
@@ -108,7 +108,7 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 		 */
 		c.groups = 1;
 		if (c.ncpus > 0 && c.ncpus < ncpus)
-			while (c.groups < ncpus / c.ncpus && c.jobs * (c.groups + 1) <= max_jobs)
+			while (c.groups < ncpus / c.ncpus && c.jobs * (c.groups + 1) <= slots)
 				c.groups++;
 		c.jobs *= c.groups;
 		add(p, &c);

@@ -72,9 +72,10 @@ struct portfolio_fixed {
 };
 
 /* The default portfolio for a series with ncpus CPUs, `jobs` runs at a time
- * normally and at most max_jobs (the "crowd" arm, like golang-stress -p 8,
- * exists when max_jobs > jobs). */
-void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs,
+ * normally, max_jobs in a crowd (the "crowd" arms, like golang-stress -p 8,
+ * exist when max_jobs > jobs), and `slots` runs at most at once (CPU groups
+ * side by side fill them). */
+void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs, int slots,
 			 const struct portfolio_fixed *fixed);
 
 /* A portfolio of exactly one arm (explicit options, or a replay). */

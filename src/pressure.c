@@ -88,8 +88,13 @@ unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set)
 	bool is_auto = po->any && !po->replay && (!po->chaos_set || po->chaos == CHAOS_AUTO);
 
 	po->base_jobs = jobs;
-	if (is_auto && !jobs_set && jobs <= 1024)
-		return 4 * jobs;
+	po->crowd_jobs = jobs;
+	if (is_auto && !jobs_set && jobs <= 1024) {
+		/* a crowd of 4 per CPU; slots for two of them side by side
+		 * (a one-CPU crowd on each CPU, portfolio.h) */
+		po->crowd_jobs = 4 * jobs;
+		return 8 * jobs;
+	}
 	return jobs;
 }
 
@@ -157,7 +162,8 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 	} else {
 		struct portfolio_fixed fixed = { .cpus = p->restricted, .noise = po->noise_set };
 		unsigned base = po->base_jobs && po->base_jobs < jobs ? po->base_jobs : jobs;
-		portfolio_init_auto(&p->pf, seed, p->avail.n, (int)base, (int)jobs, &fixed);
+		unsigned crowd = po->crowd_jobs && po->crowd_jobs < jobs ? po->crowd_jobs : jobs;
+		portfolio_init_auto(&p->pf, seed, p->avail.n, (int)base, (int)crowd, (int)jobs, &fixed);
 		p->is_auto = true;
 		if (po->noise_set)
 			for (int a = 0; a < p->pf.n; a++)

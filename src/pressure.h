@@ -50,6 +50,7 @@ struct pressure_opts {
 	enum chaos_mode chaos;       /* --chaos */
 	int intensity;               /* --chaos-level 0..2 (default 1) */
 	unsigned base_jobs;          /* runs at a time outside the "crowd" arm (pressure_jobs) */
+	unsigned crowd_jobs;         /* runs at a time of a crowd (pressure_jobs) */
 	/* --replay DIR:RUN, filled by replay_load() */
 	bool replay;
 	uint64_t replay_run, replay_seed;
@@ -71,9 +72,10 @@ int pressure_option(struct pressure_opts *po, const char *name, const char *val,
 
 /*
  * The engine's number of run slots for these options: with `auto` and no
- * -j, 4x the default, so the portfolio can crowd the CPUs as golang-stress
- * -p 8 does; every other arm still runs `jobs` at a time. Call once after
- * the options are parsed.
+ * -j, 8x the default: the portfolio crowds the CPUs with 4x as golang-stress
+ * -p 8 does on two CPUs, and a crowd on one CPU runs on every CPU side by
+ * side (two on two CPUs); every other arm still runs `jobs` at a time (or
+ * `jobs` per CPU group). Call once after the options are parsed.
  */
 unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set);
 

@@ -31,7 +31,7 @@ int main(void)
 	uint64_t rng = 7;
 	double sum = 0;
 
-	portfolio_init_auto(&p, 1, 2, 2, 2, &none);
+	portfolio_init_auto(&p, 1, 2, 2, 2, 2, &none);
 	CHECK(p.n == 10);
 	CHECK(find(&p, "plain") == 0);
 	CHECK(find(&p, "oversub") >= 0 && p.arm[find(&p, "oversub")].cfg.ncpus == 1);
@@ -40,7 +40,7 @@ int main(void)
 	CHECK(find(&p, "crowd") < 0);
 	CHECK(p.arm[0].cfg.jobs == 2 && p.arm[find(&p, "serial")].cfg.jobs == 1);
 	/* room for more runs at once: the crowd arm takes all of it */
-	portfolio_init_auto(&q, 1, 2, 2, 8, &none);
+	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
 	CHECK(q.n == 14 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
 	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 2) == 8);
 	CHECK(q.arm[find(&q, "crowd-threads")].cfg.jobs == 8 &&
@@ -65,36 +65,41 @@ int main(void)
 	}
 
 	/* a smaller CPU set runs in groups side by side, as many as the slots allow */
-	portfolio_init_auto(&q, 1, 2, 2, 8, &none);
+	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
 	CHECK(q.arm[find(&q, "oversub")].cfg.groups == 2 && q.arm[find(&q, "oversub")].cfg.jobs == 4);
 	CHECK(q.arm[find(&q, "sync-1cpu")].cfg.groups == 2 && q.arm[find(&q, "sync-1cpu")].cfg.jobs == 4);
 	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 1 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 8);
+	/* with slots for two crowds, a one-CPU crowd runs on both CPUs */
+	portfolio_init_auto(&q, 1, 2, 2, 8, 16, &none);
+	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 2 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 16);
+	CHECK(q.arm[find(&q, "crowd")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
+	CHECK(q.arm[find(&q, "oversub")].cfg.groups == 2 && q.arm[find(&q, "oversub")].cfg.jobs == 4);
 	CHECK(q.arm[find(&q, "plain")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.groups == 1);
 	CHECK(portfolio_stint(&q, find(&q, "oversub"), 2) == 4);
-	portfolio_init_auto(&q, 1, 4, 4, 16, &none);
+	portfolio_init_auto(&q, 1, 4, 4, 16, 16, &none);
 	CHECK(q.arm[find(&q, "oversub")].cfg.groups == 4 && q.arm[find(&q, "oversub")].cfg.jobs == 16);
-	portfolio_init_auto(&q, 1, 2, 2, 2, &none);
+	portfolio_init_auto(&q, 1, 2, 2, 2, 2, &none);
 	CHECK(q.arm[find(&q, "oversub")].cfg.groups == 1 && q.arm[find(&q, "oversub")].cfg.jobs == 2);
 
 	/* one CPU, -j 1: no oversub or serial arm (they would equal plain) */
-	portfolio_init_auto(&q, 1, 1, 1, 1, &none);
+	portfolio_init_auto(&q, 1, 1, 1, 1, 1, &none);
 	CHECK(find(&q, "oversub") < 0 && find(&q, "serial") < 0 && find(&q, "plain") == 0);
 
 	/* fixed dimensions are not varied */
 	{
 		struct portfolio_fixed f = { .cpus = true, .noise = true };
-		portfolio_init_auto(&q, 1, 2, 2, 2, &f);
+		portfolio_init_auto(&q, 1, 2, 2, 2, 2, &f);
 		CHECK(find(&q, "oversub") < 0 && find(&q, "noise") < 0 && find(&q, "sync-1cpu") < 0);
 		CHECK(find(&q, "plain") == 0 && find(&q, "sync-hi") >= 0);
 		struct portfolio_fixed g = { .chaos = true, .mode = CHAOS_THREADS };
-		portfolio_init_auto(&q, 1, 2, 2, 2, &g);
+		portfolio_init_auto(&q, 1, 2, 2, 2, 2, &g);
 		CHECK(find(&q, "sync-hi") < 0 && find(&q, "threads") >= 0 && find(&q, "plain") == 0);
 	}
 
 	/* exploration while nothing fails: every arm once, plain first */
 	{
 		int seen[PORTFOLIO_MAX] = { 0 }, all = 1;
-		portfolio_init_auto(&p, 5, 2, 2, 2, &none);
+		portfolio_init_auto(&p, 5, 2, 2, 2, 2, &none);
 		CHECK(portfolio_pick(&p) == 0);
 		seen[0] = 1;
 		for (int i = 1; i < p.n; i++)
@@ -106,7 +111,7 @@ int main(void)
 	/* a failure ends the exploration: the failing arm is used at once */
 	{
 		int a, hot, again = 0;
-		portfolio_init_auto(&p, 5, 2, 2, 2, &none);
+		portfolio_init_auto(&p, 5, 2, 2, 2, 2, &none);
 		CHECK(portfolio_pick(&p) == 0);
 		for (int i = 0; i < 4; i++)
 			portfolio_feedback(&p, 0, false, 0.1);
@@ -122,8 +127,8 @@ int main(void)
 	}
 
 	/* deterministic: same seed and outcomes give the same picks */
-	portfolio_init_auto(&p, 99, 2, 2, 2, &none);
-	portfolio_init_auto(&q, 99, 2, 2, 2, &none);
+	portfolio_init_auto(&p, 99, 2, 2, 2, 2, &none);
+	portfolio_init_auto(&q, 99, 2, 2, 2, 2, &none);
 	for (int i = 0; i < 40; i++) {
 		seq1[i] = portfolio_pick(&p);
 		portfolio_feedback(&p, seq1[i], seq1[i] == 3, 0.1);
@@ -132,17 +137,17 @@ int main(void)
 	}
 	CHECK(!memcmp(seq1, seq2, sizeof(seq1)));
 	/* a different seed explores in a different order */
-	portfolio_init_auto(&q, 100, 2, 2, 2, &none);
+	portfolio_init_auto(&q, 100, 2, 2, 2, 2, &none);
 	{
 		int differ = 0;
-		portfolio_init_auto(&p, 99, 2, 2, 2, &none);
+		portfolio_init_auto(&p, 99, 2, 2, 2, 2, &none);
 		for (int i = 0; i < 10; i++)
 			differ |= portfolio_pick(&p) != portfolio_pick(&q);
 		CHECK(differ);
 	}
 
 	/* adaptation: the failing arm gets most stints, no arm starves */
-	portfolio_init_auto(&p, 3, 2, 2, 2, &none);
+	portfolio_init_auto(&p, 3, 2, 2, 2, 2, &none);
 	{
 		int hot = find(&p, "sync-hi"), starved = 0;
 		simulate(&p, hot, 400, count);
@@ -157,7 +162,7 @@ int main(void)
 	{
 		struct pconfig a = { .name = "a" };
 		int picks_fast = 0;
-		portfolio_init_auto(&p, 11, 2, 2, 2, &none);
+		portfolio_init_auto(&p, 11, 2, 2, 2, 2, &none);
 		(void)a;
 		for (int s = 0; s < 300; s++) {
 			int k = portfolio_pick(&p);
@@ -176,7 +181,7 @@ int main(void)
 	 */
 	{
 		uint64_t world = 3;
-		portfolio_init_auto(&p, 21, 2, 2, 2, &none);
+		portfolio_init_auto(&p, 21, 2, 2, 2, 2, &none);
 		int fast = find(&p, "sync-hi");
 		for (int s = 0; s < 3000; s++) {
 			int k = portfolio_pick(&p);
@@ -199,7 +204,7 @@ int main(void)
 	}
 	/* an arm whose floor stint is still out is not given another */
 	{
-		portfolio_init_auto(&p, 4, 2, 2, 2, &none);
+		portfolio_init_auto(&p, 4, 2, 2, 2, 2, &none);
 		int slow = find(&p, "noise"), fast = find(&p, "sync-hi");
 		/* every arm tried; "noise" the furthest below its share */
 		for (int a = 0; a < p.n; a++)
