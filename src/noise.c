@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,15 +39,17 @@ int noise_parse(const char *s, struct noise_spec *out, char *why, size_t whylen)
 		if (!colon)
 			goto bad;
 		*colon = 0;
-		if (!strcmp(w, "cpu") || !strcmp(w, "cache")) {
+		if (!strcmp(w, "cpu") || !strcmp(w, "cache") || !strcmp(w, "jitter")) {
 			if (parse_u64(colon + 1, 0, 32, &v) < 0) {
 				snprintf(why, whylen, "'%.20s' takes a process count from 0 to 32", w);
 				return -EINVAL;
 			}
 			if (w[1] == 'p')
 				out->cpu = (int)v;
-			else
+			else if (w[0] == 'c')
 				out->cache = (int)v;
+			else
+				out->jitter = (int)v;
 		} else if (!strcmp(w, "mem")) {
 			if (parse_size(colon + 1, &v) < 0 || v > (64ULL << 30)) {
 				snprintf(why, whylen, "'mem' takes a size such as 256M (at most 64G)");
@@ -54,15 +57,15 @@ int noise_parse(const char *s, struct noise_spec *out, char *why, size_t whylen)
 			}
 			out->mem = v;
 		} else {
-			snprintf(why, whylen, "unknown noise '%.40s' (expected cpu:N, mem:SIZE, cache:N)", w);
+			snprintf(why, whylen, "unknown noise '%.40s' (expected cpu:N, mem:SIZE, cache:N, jitter:N)", w);
 			return -EINVAL;
 		}
 	}
-	if (out->cpu + out->cache + (out->mem ? 1 : 0) > NOISE_MAX_PROCS)
+	if (out->cpu + out->cache + out->jitter + (out->mem ? 1 : 0) > NOISE_MAX_PROCS)
 		goto bad;
 	return 0;
 bad:
-	snprintf(why, whylen, "expected cpu:N,mem:SIZE,cache:N (any of them, e.g. cpu:2)");
+	snprintf(why, whylen, "expected cpu:N,mem:SIZE,cache:N,jitter:N (any of them, e.g. cpu:2)");
 	return -EINVAL;
 }
 
@@ -77,12 +80,14 @@ void noise_format(const struct noise_spec *spec, char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%smem:%llu", used ? "," : "",
 					 (unsigned long long)spec->mem);
 	if (spec->cache && used < len)
-		snprintf(buf + used, len - used, "%scache:%d", used ? "," : "", spec->cache);
+		used += (size_t)snprintf(buf + used, len - used, "%scache:%d", used ? "," : "", spec->cache);
+	if (spec->jitter && used < len)
+		snprintf(buf + used, len - used, "%sjitter:%d", used ? "," : "", spec->jitter);
 }
 
 bool noise_empty(const struct noise_spec *spec)
 {
-	return !spec->cpu && !spec->mem && !spec->cache;
+	return !spec->cpu && !spec->mem && !spec->cache && !spec->jitter;
 }
 
 static void __attribute__((noreturn)) hog_cpu(void)
@@ -119,6 +124,26 @@ static void __attribute__((noreturn)) hog_cache(uint64_t seed)
 	}
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void __attribute__((noreturn)) hog_jitter(uint64_t seed)
+{
+	for (;;) {
+		uint64_t r = rng_splitmix64(&seed);
+		struct timespec nap = { 0, (long)(20000 + r % 480000) };   /* 20-500 us */
+		nanosleep(&nap, NULL);
+		uint64_t until = mono_ns() + 5000 + (r >> 32) % 15000;     /* 5-20 us */
+		while (mono_ns() < until)
+			;
+	}
+}
+
 static int fork_hog(struct noise *n, const struct cpuset *cpus, int kind, uint64_t arg)
 {
 	pid_t pid = fork();
@@ -149,6 +174,7 @@ static int fork_hog(struct noise *n, const struct cpuset *cpus, int kind, uint64
 		switch (kind) {
 		case 0: hog_cpu();
 		case 1: hog_mem(arg);
+		case 3: hog_jitter(arg);
 		default: hog_cache(arg);
 		}
 	}
@@ -171,6 +197,15 @@ int noise_start(struct noise *n, const struct noise_spec *spec, const struct cpu
 		rc = fork_hog(n, cpus, 1, spec->mem);
 	for (int i = 0; i < spec->cache && !rc; i++)
 		rc = fork_hog(n, cpus, 2, 0x5eed + (uint64_t)i);
+	/* a preempter per CPU in turn: pinned, so each CPU gets its share */
+	for (int i = 0; i < spec->jitter && !rc; i++) {
+		struct cpuset one = { .n = 0 };
+		if (cpus && cpus->n) {
+			one.cpu[0] = cpus->cpu[i % cpus->n];
+			one.n = 1;
+		}
+		rc = fork_hog(n, cpus && cpus->n ? &one : NULL, 3, 0x717e + (uint64_t)i);
+	}
 	if (rc)
 		noise_stop(n);
 	return rc;

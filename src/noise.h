@@ -8,6 +8,11 @@
  *              bandwidth)
  *   cache:N    N processes touching a 32 MiB buffer at random lines
  *              (evicting the runs' cache lines)
+ *   jitter:N   N processes, each pinned to one of the CPUs in turn, that
+ *              sleep 20-500 us and then spin 5-20 us, at random: every few
+ *              hundred microseconds a run's thread is preempted at a random
+ *              point, for a few microseconds (what turns a narrow race
+ *              window into a likely one; little CPU taken away)
  * Each hog has PR_SET_PDEATHSIG(SIGKILL), so even a SIGKILLed jostle leaves
  * none behind; noise_stop() ends and reaps them on every other exit path.
  */
@@ -27,6 +32,7 @@ struct noise_spec {
 	int cpu;         /* spinning processes */
 	uint64_t mem;    /* bytes streamed by the memory hog (0: none) */
 	int cache;       /* cache thrashers */
+	int jitter;      /* wake-and-spin preempters */
 };
 
 struct noise {

@@ -67,6 +67,8 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 		{ .name = "crowd-1cpu", .jobs = -1, .ncpus = 1 },
 		{ .name = "crowd-threads", .jobs = -1, .chaos = CHAOS_THREADS, .intensity = 1 },
 		{ .name = "crowd-sync", .jobs = -1, .chaos = CHAOS_SYNC, .intensity = 0 },
+		{ .name = "crowd-jitter", .jobs = -1, .jitter = true },
+		{ .name = "jitter", .jitter = true },
 		{ .name = "oversub", .ncpus = 1 },
 		{ .name = "noise", .noise = true },
 		{ .name = "threads", .chaos = CHAOS_THREADS, .intensity = 1 },
@@ -93,7 +95,7 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 		if (c.jobs < 0 && max_jobs <= jobs)
 			continue;      /* no room to crowd */
 		c.jobs = c.jobs < 0 ? max_jobs : c.jobs ? c.jobs : jobs;
-		if (fixed->noise && c.noise)
+		if (fixed->noise && (c.noise || c.jitter))
 			continue;
 		if (fixed->chaos && c.chaos != fixed->mode && c.chaos != CHAOS_NONE)
 			continue;
@@ -122,7 +124,7 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 	 * order, so a good first guess is a failure seconds earlier.
 	 */
 	static const char *const favoured[] = {
-		"crowd", "crowd-threads", "crowd-sync", "sync-1cpu", "crowd-1cpu", "all-1cpu",
+		"crowd", "crowd-threads", "crowd-sync", "crowd-jitter", "sync-1cpu", "crowd-1cpu", "all-1cpu",
 	};
 	int first = 1;
 	for (int i = 0; i < p->n; i++)

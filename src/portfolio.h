@@ -29,7 +29,7 @@
 
 #include "chaos.h"
 
-#define PORTFOLIO_MAX 16
+#define PORTFOLIO_MAX 20
 #define PORTFOLIO_FLOOR 0.15
 
 struct pconfig {
@@ -40,6 +40,7 @@ struct pconfig {
 	int jobs;              /* concurrent runs in all groups; 0: the series' -j
 				* (set for auto arms) */
 	bool noise;            /* background noise on */
+	bool jitter;           /* the jitter preempters on (noise.h) */
 	enum chaos_mode chaos; /* none, threads, sync or all */
 	int intensity;         /* 0..2 */
 	double sync_prob;      /* preload settings; 0: from intensity (replay sets them) */

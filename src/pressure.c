@@ -153,6 +153,7 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 	p->noise_spec = po->noise;
 	if (!po->noise_set)
 		p->noise_spec.cpu = p->avail.n; /* the default noise: one spinner per CPU */
+	p->jitter_spec.jitter = p->avail.n;
 	if (po->replay) {
 		portfolio_init_one(&p->pf, &po->replay_cfg);
 	} else if (po->chaos_set && po->chaos != CHAOS_AUTO) {
@@ -271,9 +272,17 @@ static int emptiest_group(const struct pressure *p)
 	return best;
 }
 
+/* The background an arm runs with: the noise hogs, the jitter preempters, or none. */
+static const struct noise_spec *arm_noise(const struct pressure *p, int a)
+{
+	const struct pconfig *c = arm_cfg(p, a);
+
+	return c->noise ? &p->noise_spec : c->jitter ? &p->jitter_spec : NULL;
+}
+
 static void new_stint(struct pressure *p, int arm)
 {
-	bool had = p->arm >= 0 && arm_cfg(p, p->arm)->noise;
+	const struct noise_spec *had = p->arm >= 0 ? arm_noise(p, p->arm) : NULL;
 	struct cpuset cpus;
 
 	p->arm = arm;
@@ -281,12 +290,13 @@ static void new_stint(struct pressure *p, int arm)
 	p->stint_left = p->is_auto ? portfolio_stint(&p->pf, p->arm, (int)arm_jobs(p, p->arm)) : INT_MAX;
 	p->stints++;
 	group_cpus(p, 0, &cpus);
-	if (had && (p->is_auto || !arm_cfg(p, p->arm)->noise))
+	const struct noise_spec *want = arm_noise(p, p->arm);
+	if (had && (p->is_auto || want != had))
 		noise_stop(&p->noise);
-	if (arm_cfg(p, p->arm)->noise && p->noise.pgid == 0) {
+	if (want && p->noise.pgid == 0) {
 		/* A hog that cannot start is not worth failing the series for:
 		 * the record says what ran ("noise" is "" then). */
-		if (noise_start(&p->noise, &p->noise_spec, &cpus) < 0)
+		if (noise_start(&p->noise, want, &cpus) < 0)
 			memset(&p->noise, 0, sizeof(p->noise));
 	}
 }
@@ -306,7 +316,7 @@ static bool shares_machine(const struct pressure *p, int a, int b)
 	bool x_all = x->ncpus <= 0 || x->ncpus >= p->avail.n;
 	bool y_all = y->ncpus <= 0 || y->ncpus >= p->avail.n;
 
-	if (x->noise != y->noise)
+	if (x->noise != y->noise || x->jitter != y->jitter)
 		return false;
 	if (x_all || y_all)
 		return x_all && y_all;
@@ -375,8 +385,8 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 
 	dbuf_init(&b, 4096);
 	cpuset_format(r->cpus.n ? &r->cpus : &p->avail, list, sizeof(list));
-	if (c->noise && p->noise.pgid)
-		noise_format(&p->noise_spec, nz, sizeof(nz));
+	if (arm_noise(p, r->arm) && p->noise.pgid)
+		noise_format(arm_noise(p, r->arm), nz, sizeof(nz));
 	dbuf_addc(&b, '{');
 	jsonw_kstr(&b, "arm", c->name);
 	dbuf_addc(&b, ',');

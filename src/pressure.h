@@ -115,6 +115,7 @@ struct pressure {
 	unsigned active;
 	struct noise noise;
 	struct noise_spec noise_spec;
+	struct noise_spec jitter_spec;  /* of the jitter arms: one preempter per CPU */
 	char *lib;                   /* libjostle-chaos.so, when a sync arm exists */
 	struct pressure_run *runs;   /* jobs entries */
 	uint64_t stints;

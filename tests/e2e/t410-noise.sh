@@ -26,6 +26,23 @@ wait $pid
 check_eq "Ctrl-C: exit 130" "$?" 130
 check "Ctrl-C: no hog left" no_leftovers "$M-b"
 
+# jitter: one preempter per CPU of the set, each pinned to its own CPU
+"$JOSTLE" run -q -j 1 --noise jitter:2 --chaos none --timeout 60s -o "$M-j" -- "$FIX/flaky" hang-on 0 > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 400); do [ "$(hogs $pid)" -ge 2 ] && break; sleep 0.05; done
+check_eq "jitter: two preempters" "$(hogs $pid)" 2
+if [ "$(nproc)" -ge 2 ]; then
+	check_eq "jitter: each pinned to one CPU, in turn" \
+		"$(for h in $(pgrep -P $pid -x jostle-noise); do taskset -pc "$h" | sed 's/.*: //'; done | sort | tr '\n' ' ')" "0 1 "
+fi
+kill -INT $pid
+wait $pid
+check_eq "jitter: exit 130" "$?" 130
+check "jitter: no preempter left" no_leftovers "$M-j"
+"$JOSTLE" run -q -n 3 -j 2 --noise jitter:2 --chaos none -o "$M-k" -- "$FIX/flaky" pass 2>/dev/null
+check_eq "jitter: recorded" "$(json "$M-k/runs.jsonl" 'sorted({r["config"]["noise"] for r in rows})')" "['jitter:2']"
+check "jitter: none left after a normal end" no_leftovers "$M-k"
+
 # SIGKILL of jostle itself: the hogs die with it (parent-death signal)
 "$JOSTLE" run -q -j 1 --noise cpu:1 --chaos none --timeout 60s -o "$M-c" -- "$FIX/flaky" hang-on 0 > /dev/null 2>&1 &
 pid=$!

@@ -42,7 +42,12 @@ int main(void)
 	noise_format(&ns, buf, sizeof(buf));
 	CHECK_STR(buf, "cpu:1,mem:67108864,cache:1");
 	CHECK(noise_parse("gpu:1", &ns, why, sizeof(why)) == -EINVAL);
-	CHECK_STR(why, "unknown noise 'gpu' (expected cpu:N, mem:SIZE, cache:N)");
+	CHECK_STR(why, "unknown noise 'gpu' (expected cpu:N, mem:SIZE, cache:N, jitter:N)");
+	CHECK(noise_parse("jitter:2,cpu:1", &ns, why, sizeof(why)) == 0 && ns.jitter == 2 && ns.cpu == 1 &&
+	      !noise_empty(&ns));
+	noise_format(&ns, buf, sizeof(buf));
+	CHECK_STR(buf, "cpu:1,jitter:2");
+	CHECK(noise_parse("jitter:33", &ns, why, sizeof(why)) == -EINVAL);
 	CHECK(noise_parse("cpu:99", &ns, why, sizeof(why)) == -EINVAL);
 	CHECK(noise_parse("cpu", &ns, why, sizeof(why)) == -EINVAL);
 	CHECK(noise_parse("mem:lots", &ns, why, sizeof(why)) == -EINVAL);

@@ -32,7 +32,7 @@ int main(void)
 	double sum = 0;
 
 	portfolio_init_auto(&p, 1, 2, 2, 2, 2, &none);
-	CHECK(p.n == 10);
+	CHECK(p.n == 11 && find(&p, "jitter") >= 0 && p.arm[find(&p, "jitter")].cfg.jitter);
 	CHECK(find(&p, "plain") == 0);
 	CHECK(find(&p, "oversub") >= 0 && p.arm[find(&p, "oversub")].cfg.ncpus == 1);
 	CHECK(find(&p, "sync-hi") >= 0 && p.arm[find(&p, "sync-hi")].cfg.chaos == CHAOS_SYNC);
@@ -41,7 +41,7 @@ int main(void)
 	CHECK(p.arm[0].cfg.jobs == 2 && p.arm[find(&p, "serial")].cfg.jobs == 1);
 	/* room for more runs at once: the crowd arm takes all of it */
 	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
-	CHECK(q.n == 14 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
+	CHECK(q.n == 16 && find(&q, "crowd-jitter") >= 0 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
 	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 2) == 8);
 	CHECK(q.arm[find(&q, "crowd-threads")].cfg.jobs == 8 &&
 	      q.arm[find(&q, "crowd-threads")].cfg.chaos == CHAOS_THREADS);
@@ -51,15 +51,16 @@ int main(void)
 	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
 	CHECK(portfolio_pick(&q) == find(&q, "crowd-threads"));
 	CHECK(portfolio_pick(&q) == find(&q, "crowd-sync"));
+	CHECK(portfolio_pick(&q) == find(&q, "crowd-jitter"));
 	CHECK(portfolio_pick(&q) == find(&q, "sync-1cpu"));
 	CHECK(portfolio_pick(&q) == find(&q, "crowd-1cpu"));
 	CHECK(portfolio_pick(&q) == find(&q, "all-1cpu"));
 	{
 		int seen[PORTFOLIO_MAX] = { 0 };
-		for (int i = 7; i < q.n; i++)
+		for (int i = 8; i < q.n; i++)
 			seen[portfolio_pick(&q)]++;
 		bool once = true;
-		for (int i = 7; i < q.n; i++)
+		for (int i = 8; i < q.n; i++)
 			once &= seen[q.order[i]] == 1;
 		CHECK(once);
 	}
@@ -89,7 +90,7 @@ int main(void)
 	{
 		struct portfolio_fixed f = { .cpus = true, .noise = true };
 		portfolio_init_auto(&q, 1, 2, 2, 2, 2, &f);
-		CHECK(find(&q, "oversub") < 0 && find(&q, "noise") < 0 && find(&q, "sync-1cpu") < 0);
+		CHECK(find(&q, "oversub") < 0 && find(&q, "noise") < 0 && find(&q, "jitter") < 0 && find(&q, "sync-1cpu") < 0);
 		CHECK(find(&q, "plain") == 0 && find(&q, "sync-hi") >= 0);
 		struct portfolio_fixed g = { .chaos = true, .mode = CHAOS_THREADS };
 		portfolio_init_auto(&q, 1, 2, 2, 2, 2, &g);
