@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "noise.h"
 #include "parse.h"
 #include "rng.h"
@@ -124,22 +125,14 @@ static void __attribute__((noreturn)) hog_cache(uint64_t seed)
 	}
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static void __attribute__((noreturn)) hog_jitter(uint64_t seed)
 {
 	for (;;) {
 		uint64_t r = rng_splitmix64(&seed);
 		struct timespec nap = { 0, (long)(20000 + r % 480000) };   /* 20-500 us */
 		nanosleep(&nap, NULL);
-		uint64_t until = mono_ns() + 5000 + (r >> 32) % 15000;     /* 5-20 us */
-		while (mono_ns() < until)
+		int64_t until = clock_mono_ns() + 5000 + (int64_t)((r >> 32) % 15000);   /* 5-20 us */
+		while (clock_mono_ns() < until)
 			;
 	}
 }

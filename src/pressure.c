@@ -385,8 +385,9 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 
 	dbuf_init(&b, 4096);
 	cpuset_format(r->cpus.n ? &r->cpus : &p->avail, list, sizeof(list));
-	if (arm_noise(p, r->arm) && p->noise.pgid)
-		noise_format(arm_noise(p, r->arm), nz, sizeof(nz));
+	const struct noise_spec *bg = arm_noise(p, r->arm);
+	if (bg && p->noise.pgid)
+		noise_format(bg, nz, sizeof(nz));
 	dbuf_addc(&b, '{');
 	jsonw_kstr(&b, "arm", c->name);
 	dbuf_addc(&b, ',');
