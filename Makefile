@@ -7,7 +7,8 @@
 #   make install         PREFIX=/usr/local DESTDIR=
 #
 # Sources are found by wildcard so that a new module is one new file:
-#   src/*.c src/util/*.c   -> the jostle binary (main.c only dispatches)
+#   src/STAGE/*.c          -> the jostle binary (src/cli/main.c only dispatches;
+#                             docs/ARCHITECTURE.md: the stages and who includes whom)
 #   tests/unit/test_*.c    -> one test binary each, linked with src/ minus main
 #   tests/fixtures/*.c     -> deterministic fixture programs
 #   zoo/*.c                -> the race zoo, one program each
@@ -42,13 +43,13 @@ OPT := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer \
 endif
 
 CFLAGS  ?=
-CPPFLAGS += -D_GNU_SOURCE -DJOSTLE_VERSION='"$(VERSION)"' -iquote src -iquote src/util
+CPPFLAGS += -D_GNU_SOURCE -DJOSTLE_VERSION='"$(VERSION)"' -iquote src
 ALL_CFLAGS = -std=c17 -g $(OPT) $(WARN) $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lpthread -lm
 
-SRC      := $(sort $(wildcard src/*.c src/util/*.c))
+SRC      := $(sort $(wildcard src/*/*.c))
 OBJ      := $(SRC:%.c=$(BUILD)/obj/%.o)
-LIBOBJ   := $(filter-out $(BUILD)/obj/src/main.o,$(OBJ))
+LIBOBJ   := $(filter-out $(BUILD)/obj/src/cli/main.o,$(OBJ))
 UTILOBJ  := $(filter $(BUILD)/obj/src/util/%,$(OBJ))
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

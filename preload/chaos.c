@@ -57,7 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rng.h"
+#include "util/rng.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "clock.h"
-#include "banned.h"
+#include "util/clock.h"
+#include "util/banned.h"
 
 static int64_t read_clock(clockid_t id)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dbuf.h"
-#include "xalloc.h"
-#include "banned.h"
+#include "util/dbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
 
 void dbuf_init(struct dbuf *b, size_t cap)
 {

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonw.h"
-#include "utf8.h"
-#include "banned.h"
+#include "util/jsonw.h"
+#include "util/utf8.h"
+#include "util/banned.h"
 
 void jsonw_string(struct dbuf *b, const char *str, size_t n)
 {
@@ -49,6 +49,10 @@ void jsonw_string(struct dbuf *b, const char *str, size_t n)
 
 void jsonw_key(struct dbuf *b, const char *key)
 {
+	/* A member after a value gets its comma here, so writers need not
+	 * write one between members (an explicit one is still fine). */
+	if (b->len && !strchr("{[,:", b->buf[b->len - 1]))
+		dbuf_addc(b, ',');
 	jsonw_string(b, key, strlen(key));
 	dbuf_addc(b, ':');
 }

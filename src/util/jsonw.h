@@ -3,8 +3,9 @@
  * hot path of every run (one record each), so it is done by hand; reading
  * records back uses cJSON.
  *
- * The caller writes punctuation between members ("{", ",", "}") itself;
- * helpers emit `"key":value`. Strings are escaped as JSON requires and any
+ * The caller opens and closes objects and arrays ("{", "}"); a key written
+ * after a value gets its separating comma, so members need no punctuation
+ * in between. Helpers emit `"key":value`. Strings are escaped as JSON requires and any
  * invalid UTF-8 byte is replaced by U+FFFD, so program output can be stored
  * safely.
  */
@@ -15,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dbuf.h"
+#include "util/dbuf.h"
 
 void jsonw_string(struct dbuf *b, const char *s, size_t len);
 void jsonw_kstr(struct dbuf *b, const char *key, const char *s); /* NULL -> null */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "path.h"
-#include "xalloc.h"
-#include "banned.h"
+#include "util/path.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
 
 char *path_join(const char *dir, const char *rel)
 {

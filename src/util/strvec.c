@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strvec.h"
-#include "xalloc.h"
-#include "banned.h"
+#include "util/strvec.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
 
 void strvec_push_nodup(struct strvec *sv, char *s)
 {

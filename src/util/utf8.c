@@ -5,8 +5,8 @@
  */
 #include <stdint.h>
 
-#include "utf8.h"
-#include "banned.h"
+#include "util/utf8.h"
+#include "util/banned.h"
 
 size_t utf8_seq(const unsigned char *s, size_t n, unsigned flags)
 {

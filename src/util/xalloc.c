@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xalloc.h"
-#include "banned.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
 
 static void oom(size_t n)
 {

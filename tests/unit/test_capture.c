@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "run/capture.h"
 #include "tap.h"
 
 static char *text(struct capture *c)

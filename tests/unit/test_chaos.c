@@ -1,8 +1,8 @@
 /* Unit tests of chaos modes, the preload environment and --noise parsing. */
 #include <errno.h>
+#include "pressure/chaos.h"
+#include "pressure/noise.h"
 #include "tap.h"
-#include "chaos.h"
-#include "noise.h"
 
 int main(void)
 {

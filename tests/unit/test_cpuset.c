@@ -1,7 +1,7 @@
 /* Unit tests of the --cpus parser and CPU list helpers. */
 #include <errno.h>
+#include "pressure/cpuset.h"
 #include "tap.h"
-#include "cpuset.h"
 
 static const char *fmt(const struct cpuset *c)
 {

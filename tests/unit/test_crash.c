@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crash.h"
-#include "tap.h"
+#include "signature/crash.h"
 #include "slurp.h"
+#include "tap.h"
 
 static struct crash_report r;
 

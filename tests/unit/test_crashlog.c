@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "diagnose/crashlog.h"
+#include "diagnose/stack.h"
+#include "util/dbuf.h"
 #include "tap.h"
-#include "crashlog.h"
-#include "dbuf.h"
-#include "stack.h"
 
 static const char record[] =
 	"jostle-crash 1\n"

@@ -2,7 +2,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-#include "diagnose.h"
+#include "diagnose/diagnose.h"
 #include "tap.h"
 
 #define MS 1000000LL

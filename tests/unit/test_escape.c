@@ -1,9 +1,9 @@
 /* escape.c: hostile program output made inert for every report target. */
 #include <string.h>
 
+#include "util/dbuf.h"
+#include "util/escape.h"
 #include "tap.h"
-#include "dbuf.h"
-#include "escape.h"
 
 static const char *html(const char *s, size_t n)
 {

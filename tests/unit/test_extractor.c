@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dbuf.h"
-#include "extractor.h"
+#include "signature/extractor.h"
+#include "util/dbuf.h"
 #include "tap.h"
 
 static struct extractor_set *set;

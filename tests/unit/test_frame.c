@@ -1,10 +1,10 @@
 /* Unit tests of frame names (frame.c), gdb transcripts and folding (stack.c, stack_gdb.c). */
 #include <stdlib.h>
 
-#include "frame.h"
-#include "stack.h"
-#include "tap.h"
+#include "diagnose/stack.h"
+#include "signature/frame.h"
 #include "slurp.h"
+#include "tap.h"
 
 static const char *norm(const char *in)
 {

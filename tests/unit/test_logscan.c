@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "logscan.h"
-#include "strvec.h"
+#include "survey/logscan.h"
+#include "util/strvec.h"
 #include "tap.h"
 
 struct got {

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/matrix.h"
 #include "tap.h"
-#include "matrix.h"
 
 int main(void)
 {

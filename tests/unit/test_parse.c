@@ -1,7 +1,7 @@
 /* Option value parsing: durations, integers, sizes, seeds. */
 #include <stdint.h>
 
-#include "parse.h"
+#include "util/parse.h"
 #include "tap.h"
 
 int main(void)

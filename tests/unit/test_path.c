@@ -1,8 +1,8 @@
 /* path.c: a path from a record is followed only inside its directory. */
 #include <stdlib.h>
 
+#include "util/path.h"
 #include "tap.h"
-#include "path.h"
 
 static int joined(const char *dir, const char *rel, const char *want)
 {

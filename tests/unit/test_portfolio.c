@@ -1,7 +1,7 @@
 /* Unit tests of the auto portfolio: arm set, seeded selection, adaptation. */
+#include "pressure/portfolio.h"
+#include "util/rng.h"
 #include "tap.h"
-#include "portfolio.h"
-#include "rng.h"
 
 static int find(const struct portfolio *p, const char *name)
 {

@@ -4,10 +4,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procfs.h"
-#include "proctree.h"
-#include "tap.h"
+#include "diagnose/procfs.h"
+#include "diagnose/proctree.h"
 #include "slurp.h"
+#include "tap.h"
 
 static bool adopt_even(pid_t pid, void *ctx)
 {

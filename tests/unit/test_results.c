@@ -5,9 +5,9 @@
 
 #include <cJSON.h>
 
+#include "results/report.h"
+#include "results/results.h"
 #include "tap.h"
-#include "results.h"
-#include "report.h"
 
 static const struct results_sig *sig(const struct results *r, const char *id)
 {

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "diagnose/crashlog.h"
+#include "diagnose/sansym.h"
+#include "util/dbuf.h"
+#include "util/strvec.h"
 #include "tap.h"
-#include "crashlog.h"
-#include "dbuf.h"
-#include "sansym.h"
-#include "strvec.h"
 
 __attribute__((noinline)) static int sansym_known_function(int x)
 {

@@ -2,16 +2,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dbuf.h"
-#include "regex.h"
-#include "signature.h"
+#include "signature/key.h"
+#include "signature/signature.h"
+#include "util/dbuf.h"
+#include "util/regex.h"
 #include "tap.h"
 
 static char *norm(const char *s)
 {
 	struct dbuf d;
 	dbuf_init(&d, 4096);
-	signature_normalize(s, strlen(s), &d);
+	key_normalize(s, strlen(s), &d);
 	return dbuf_detach(&d, NULL);
 }
 
@@ -65,7 +66,7 @@ int main(void)
 		CHECK_STR(sg.kind, "asan-heap-use-after-free");
 		CHECK(sg.nframes == 1 && !strcmp(sg.frames[0], "on_task_complete"));
 		char want[9];
-		signature_id("asan-heap-use-after-free", "AddressSanitizer: heap-use-after-free", sg.frames, 1, want);
+		key_id("asan-heap-use-after-free", "AddressSanitizer: heap-use-after-free", sg.frames, 1, want);
 		CHECK_STR(sg.id, want);
 		signature_release(&sg);
 	}
@@ -84,16 +85,16 @@ int main(void)
 	char a[9], b[9], c[9], d[9];
 	char f1[] = "drain", f2[] = "on_task_complete";
 	char *fr[] = { f1, f2 };
-	signature_id("crash", "Segmentation fault", NULL, 0, a);
-	signature_id("crash", "Segmentation fault", NULL, 0, b);
-	signature_id("fail", "Segmentation fault", NULL, 0, c);
-	signature_id("crash", "Segmentation fault", fr, 2, d);
+	key_id("crash", "Segmentation fault", NULL, 0, a);
+	key_id("crash", "Segmentation fault", NULL, 0, b);
+	key_id("fail", "Segmentation fault", NULL, 0, c);
+	key_id("crash", "Segmentation fault", fr, 2, d);
 	CHECK(strlen(a) == 8);
 	CHECK_STR(a, b);
 	CHECK(strcmp(a, c) != 0);
 	CHECK(strcmp(a, d) != 0);
 	/* Known value: guards the documented definition (FNV-1a 64, top 32 bits). */
-	signature_id("", "", NULL, 0, a);
+	key_id("", "", NULL, 0, a);
 	CHECK_STR(a, "08547e07");
 	return tap_done();
 }

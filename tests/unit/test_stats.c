@@ -6,8 +6,8 @@
  */
 #include <stdint.h>
 
+#include "results/stats.h"
 #include "tap.h"
-#include "stats.h"
 
 #define REL(a, b, r) CHECK_NEAR((a), (b), (r) * fabs(b) + 1e-300)
 

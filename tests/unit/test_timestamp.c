@@ -1,7 +1,7 @@
 /* ISO 8601 parsing for log times and --since. */
 #include <string.h>
 
-#include "timestamp.h"
+#include "signature/timestamp.h"
 #include "tap.h"
 
 static int64_t parse(const char *s, bool need_time, size_t *used)

@@ -1,8 +1,8 @@
 /* utf8.c: what is a valid sequence, in the lax (JSON) and strict (report) modes. */
 #include <string.h>
 
+#include "util/utf8.h"
 #include "tap.h"
-#include "utf8.h"
 
 static size_t lax(const char *s, size_t n)
 {

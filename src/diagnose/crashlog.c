@@ -1,0 +1,683 @@
+/*
+ * crashlog.c: parsing and symbolizing the crash handler's records (see
+ * crashlog.h; the writer is preload/crash.c).
+ *
+ * Symbolization is offline: the process is gone, so nothing is attached and
+ * nothing is read from /proc. Only the files that hold a pc are reported to
+ * libdwfl (a Python process maps a hundred libraries; a stack touches a
+ * few), each at the address of its mapping at file offset 0, which is where
+ * dwfl_report_elf wants an ET_DYN placed (an ET_EXEC ignores it). A file
+ * whose inode differs from the one in the maps copy was replaced since the
+ * crash (a rebuild) and is left unnamed rather than named wrongly.
+ *
+ * As in stack_libdw.c, a return address is looked up at pc - 1, so a call
+ * that is the last instruction of a function is not blamed on the next
+ * one; frame 0, the faulting pc, is looked up as it is.
+ */
+#include <dirent.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diagnose/crashlog.h"
+#include "diagnose/stack.h"
+#include "signature/frame.h"
+#include "util/dbuf.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define RECORD_MAX (16u << 20)
+
+/* ---- parsing ---- */
+
+static bool starts(const char *line, size_t n, const char *word)
+{
+	size_t k = strlen(word);
+	return n > k && !memcmp(line, word, k) && line[k] == ' ';
+}
+
+/* A copy of the line's value after "word " (NUL-terminated, bounded). */
+static const char *value(const char *line, size_t n, size_t skip, char *buf, size_t len)
+{
+	size_t k = n - skip < len - 1 ? n - skip : len - 1;
+	memcpy(buf, line + skip, k);
+	buf[k] = '\0';
+	return buf;
+}
+
+static bool parse_num(const char *s, int base, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno || end == s)
+		return false;
+	*out = v;
+	return true;
+}
+
+static char *skip_spaces(char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* "start-end perms offset dev inode   path" (the format of proc(5)). */
+static void parse_map(struct crashlog *c, const char *line, size_t n)
+{
+	char buf[4096 + 128];
+	value(line, n, 0, buf, sizeof(buf));
+	char *p = buf, *end;
+	struct crashlog_map m;
+	memset(&m, 0, sizeof(m));
+	m.start = strtoull(p, &end, 16);
+	if (end == p || *end != '-')
+		return;
+	p = end + 1;
+	m.end = strtoull(p, &end, 16);
+	if (end == p || *end != ' ')
+		return;
+	p = end + 1;
+	if (strlen(p) < 5)
+		return;
+	memcpy(m.perms, p, 4);
+	m.perms[4] = '\0';
+	p += 4;
+	m.offset = strtoull(p, &end, 16);
+	if (end == p)
+		return;
+	p = skip_spaces(end);
+	p += strcspn(p, " ");      /* dev */
+	m.inode = strtoull(p, &end, 10);
+	if (end == p)
+		return;
+	p = skip_spaces(end);
+	ALLOC_GROW(c->maps, c->nmaps + 1, c->alloc);
+	m.path = xstrdup(p);
+	c->maps[c->nmaps++] = m;
+}
+
+/* "stack ADDR LEN" and the LEN raw bytes after it, as far as the text goes. */
+static const char *parse_stack(struct crashlog *c, const char *line, size_t n, const char *p,
+			       const char *end)
+{
+	char buf[64];
+	char *sp;
+	value(line, n, 6, buf, sizeof(buf));
+	uint64_t addr = strtoull(buf, &sp, 16), len;
+	if (sp == buf || !parse_num(sp, 10, &len))
+		return p;   /* a line we cannot read: what follows is not text; the maps end it */
+	size_t have = (size_t)(end - p) < len ? (size_t)(end - p) : (size_t)len;
+	if (c->nstack < CRASHLOG_MAX_STACKS && have) {
+		struct crashlog_stack *s = &c->stack[c->nstack++];
+		s->addr = addr;
+		s->len = have;
+		s->bytes = xmalloc(have);
+		memcpy(s->bytes, p, have);
+	}
+	p += have;
+	return p < end && *p == '\n' ? p + 1 : p;
+}
+
+int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why, size_t whylen)
+{
+	const char *p = text, *end = text + len;
+	bool header = false, in_maps = false;
+	char buf[64];
+	uint64_t v;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *line = p;
+		p = nl ? nl + 1 : end;
+		if (!header) {
+			if (n < 14 || memcmp(line, "jostle-crash ", 13)) {
+				snprintf(why, whylen, "not a crash record (no 'jostle-crash' header)");
+				return -EINVAL;
+			}
+			out->version = (int)strtol(value(line, n, 13, buf, sizeof(buf)), NULL, 10);
+			header = true;
+		} else if (in_maps) {
+			if (nl)   /* a last line without its newline may be cut short */
+				parse_map(out, line, n);
+		} else if (n == 4 && !memcmp(line, "maps", 4)) {
+			in_maps = true;
+		} else if (starts(line, n, "signal")) {
+			value(line, n, 7, buf, sizeof(buf));
+			char *name;
+			long s = strtol(buf, &name, 10);
+			out->signo = s > 0 && s < 128 ? (int)s : 0;
+			while (*name == ' ')
+				name++;
+			snprintf(out->signame, sizeof(out->signame), "%s", name);
+		} else if (starts(line, n, "code")) {
+			out->code = (int)strtol(value(line, n, 5, buf, sizeof(buf)), NULL, 10);
+		} else if (starts(line, n, "addr") && parse_num(value(line, n, 5, buf, sizeof(buf)), 16, &v)) {
+			out->addr = v;
+		} else if (starts(line, n, "pid") && parse_num(value(line, n, 4, buf, sizeof(buf)), 10, &v)) {
+			out->pid = (pid_t)v;
+		} else if (starts(line, n, "tid") && parse_num(value(line, n, 4, buf, sizeof(buf)), 10, &v)) {
+			out->tid = (pid_t)v;
+		} else if (starts(line, n, "pc") && nl && out->npc < CRASHLOG_MAX_PCS &&
+			   parse_num(value(line, n, 3, buf, sizeof(buf)), 16, &v)) {
+			out->exact[out->npc] = out->npc == 0;
+			out->pc[out->npc++] = v;
+		} else if (starts(line, n, "arch")) {
+			value(line, n, 5, out->arch, sizeof(out->arch));
+		} else if (starts(line, n, "reg") && nl) {
+			char *val;
+			value(line, n, 4, buf, sizeof(buf));
+			unsigned long r = strtoul(buf, &val, 10);
+			if (val != buf && r < CRASHLOG_MAX_REGS && parse_num(val, 16, &v)) {
+				out->reg[r] = v;
+				out->regmask |= 1ULL << r;
+			}
+		} else if (starts(line, n, "stack") && nl) {
+			p = parse_stack(out, line, n, p, end);
+		}
+		/* unknown lines: a later version's additions */
+	}
+	if (!header) {
+		snprintf(why, whylen, "empty crash record");
+		return -EINVAL;
+	}
+	if (!out->signo || !out->pid) {
+		snprintf(why, whylen, "crash record without a signal or pid (cut short?)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int crashlog_read(const char *path, struct crashlog *out, char *why, size_t whylen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(why, whylen, "cannot open '%s': %s", path, strerror(e));
+		return -e;
+	}
+	struct dbuf b;
+	dbuf_init(&b, RECORD_MAX);
+	char chunk[8192];
+	ssize_t r;
+	while ((r = read(fd, chunk, sizeof(chunk))) > 0)
+		dbuf_add(&b, chunk, (size_t)r);
+	int e = errno;
+	close(fd);
+	int rc;
+	if (r < 0) {
+		snprintf(why, whylen, "cannot read '%s': %s", path, strerror(e));
+		rc = -e;
+	} else {
+		char reason[160];
+		rc = crashlog_parse(dbuf_str(&b), b.len, out, reason, sizeof(reason));
+		if (rc < 0)
+			snprintf(why, whylen, "'%s': %s", path, reason);
+	}
+	dbuf_release(&b);
+	return rc;
+}
+
+void crashlog_release(struct crashlog *c)
+{
+	for (size_t i = 0; i < c->nstack; i++)
+		free(c->stack[i].bytes);
+	c->nstack = 0;
+	for (size_t i = 0; i < c->nmaps; i++)
+		free(c->maps[i].path);
+	free(c->maps);
+	c->maps = NULL;
+	c->nmaps = c->alloc = 0;
+}
+
+/* ---- finding the run's record ---- */
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
+int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
+		  char *path, size_t len)
+{
+	/* The main process's record, by name: the common case, and the
+	 * folder holds every record of the series, so a scan per crash would
+	 * grow with the series. */
+	struct stat st;
+	snprintf(path, len, "%s/%" PRIu64 ".%ld.txt", dir, run, (long)main_pid);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && mtime_ns(&st) >= since_ns)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return -ENOENT;
+	char prefix[32];
+	int pl = snprintf(prefix, sizeof(prefix), "%" PRIu64 ".", run);
+	char best[256] = "";
+	int64_t best_t = 0;
+	bool best_main = false;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		if (strncmp(name, prefix, (size_t)pl))
+			continue;
+		char *end;
+		long pid = strtol(name + pl, &end, 10);
+		if (end == name + pl || strcmp(end, ".txt"))
+			continue;
+		if (fstatat(dirfd(d), name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		int64_t t = mtime_ns(&st);
+		if (t < since_ns)
+			continue;   /* an earlier run's (replays share their JOSTLE_RUN) */
+		bool is_main = pid == (long)main_pid;
+		if (best[0] && (best_main || (!is_main && t >= best_t)))
+			continue;
+		snprintf(best, sizeof(best), "%s", name);
+		best_t = t;
+		best_main = is_main;
+	}
+	closedir(d);
+	if (!best[0])
+		return -ENOENT;
+	snprintf(path, len, "%s/%s", dir, best);
+	return 0;
+}
+
+/* ---- unwinding ---- */
+
+static char *debuginfo_path;
+
+#if defined(__x86_64__)
+#define HOST_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define HOST_ARCH "aarch64"
+#else
+#define HOST_ARCH "?"
+#endif
+
+struct unwind {
+	const struct crashlog *c;
+	uint64_t pc[CRASHLOG_MAX_PCS];
+	bool exact[CRASHLOG_MAX_PCS];
+	size_t n;
+};
+
+/* The file of a module reported from the maps copy (userdata: its offset-0
+ * mapping), refused when it was replaced since the crash. */
+static int unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			   char **file_name, Elf **elfp)
+{
+	const struct crashlog_map *m = *userdata;
+	(void)mod, (void)name, (void)base, (void)elfp;
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->inode) {
+		close(fd);
+		return -1;
+	}
+	*file_name = xstrdup(m->path);
+	return fd;
+}
+
+static const Dwfl_Callbacks unwind_callbacks = {
+	.find_elf = unwind_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+/* Each mapped file as one module where the crashed process had it, as
+ * dwfl_linux_proc_report() would have from the live process: from its
+ * mapping at offset 0 to the end of the mappings of that file after it.
+ * The files are opened only when the unwind reaches them. */
+static int unwind_report(Dwfl *dwfl, const struct crashlog *c)
+{
+	dwfl_report_begin(dwfl);
+	for (size_t i = 0; i < c->nmaps; i++) {
+		const struct crashlog_map *b = &c->maps[i];
+		if (b->offset || b->path[0] != '/' || !b->inode)
+			continue;
+		uint64_t end = b->end;
+		for (size_t j = i + 1; j < c->nmaps; j++) {
+			const struct crashlog_map *x = &c->maps[j];
+			if (!x->offset || x->inode != b->inode || strcmp(x->path, b->path))
+				break;
+			end = x->end;
+		}
+		Dwfl_Module *mod = dwfl_report_module(dwfl, b->path, b->start, end);
+		void **userdata;
+		if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
+			*userdata = (void *)b;
+	}
+	return dwfl_report_end(dwfl, NULL, NULL);
+}
+
+/* A word of memory that a file holds as it was loaded: a segment that is
+ * not writable (the writable ones changed as the program ran). */
+static bool read_segment(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias = 0;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t nph = 0, size = 0;
+	const char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+	if (!raw || elf_getphdrnum(elf, &nph) < 0)
+		return false;
+	Dwarf_Addr at = addr - bias;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || (ph.p_flags & PF_W))
+			continue;
+		if (at < ph.p_vaddr || at - ph.p_vaddr + sizeof(*result) > ph.p_filesz)
+			continue;
+		uint64_t off = ph.p_offset + (at - ph.p_vaddr);
+		if (off + sizeof(*result) > size)
+			return false;
+		memcpy(result, raw + off, sizeof(*result));
+		return true;
+	}
+	return false;
+}
+
+static bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct unwind *u = arg;
+	for (size_t i = 0; i < u->c->nstack; i++) {
+		const struct crashlog_stack *s = &u->c->stack[i];
+		if (addr >= s->addr && addr - s->addr + sizeof(*result) <= s->len) {
+			memcpy(result, s->bytes + (addr - s->addr), sizeof(*result));
+			return true;
+		}
+	}
+	return read_segment(dwfl, addr, result);
+}
+
+static pid_t unwind_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	const struct unwind *u = arg;
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;   /* one thread: the crashing one */
+	*thread_argp = arg;
+	return u->c->tid ? u->c->tid : u->c->pid;
+}
+
+static bool unwind_set_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct unwind *u = arg;
+	const struct crashlog *c = u->c;
+	for (unsigned r = 0; r < CRASHLOG_MAX_REGS; r++) {
+		Dwarf_Word w = c->reg[r];
+		if (((c->regmask >> r) & 1) && !dwfl_thread_state_registers(thread, (int)r, 1, &w))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, c->pc[0]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks unwind_thread_callbacks = {
+	.next_thread = unwind_next_thread,
+	.memory_read = unwind_memory_read,
+	.set_initial_registers = unwind_set_registers,
+};
+
+static int unwind_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct unwind *u = arg;
+	Dwarf_Addr pc;
+	bool activation = false;
+	if (!dwfl_frame_pc(frame, &pc, &activation))
+		return DWARF_CB_ABORT;
+	u->pc[u->n] = pc;
+	u->exact[u->n] = activation;   /* the first frame, or one a signal interrupted */
+	u->n++;
+	return u->n < CRASHLOG_MAX_PCS ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
+{
+	if (!c->regmask || !c->npc)
+		return (int)c->npc;   /* version 1: the handler's pcs are all there is */
+	if (strcmp(c->arch, HOST_ARCH)) {
+		snprintf(why, whylen, "a crash record of '%s' on '%s': only its pc is known", c->arch, HOST_ARCH);
+		return -ENOTSUP;
+	}
+	Dwfl *dwfl = dwfl_begin(&unwind_callbacks);
+	if (!dwfl) {
+		snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
+		return -ENOMEM;
+	}
+	struct unwind *u = xcalloc(1, sizeof(*u));
+	u->c = c;
+	int rc = 0;
+	if (unwind_report(dwfl, c) != 0) {
+		snprintf(why, whylen, "dwfl_report_end: %s", dwfl_errmsg(-1));
+		rc = -ENOMEM;
+	} else if (!dwfl_attach_state(dwfl, NULL, c->pid, &unwind_thread_callbacks, u)) {
+		snprintf(why, whylen, "no file of the crashed process could be read (%s)", dwfl_errmsg(-1));
+		rc = -ENOENT;
+	} else {
+		/* an error at the outermost frame is how most unwinds end */
+		(void)dwfl_getthread_frames(dwfl, c->tid ? c->tid : c->pid, unwind_frame, u);
+		if (!u->n) {
+			snprintf(why, whylen, "unwinding found no frame: %s", dwfl_errmsg(-1));
+			rc = -ENODATA;
+		}
+	}
+	dwfl_end(dwfl);
+	if (u->n) {
+		memcpy(c->pc, u->pc, u->n * sizeof(c->pc[0]));
+		memcpy(c->exact, u->exact, u->n * sizeof(c->exact[0]));
+		c->npc = u->n;
+		rc = (int)c->npc;
+	}
+	free(u);
+	return rc;
+}
+
+/* ---- symbolizing ---- */
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static const struct crashlog_map *map_of(const struct crashlog *c, uint64_t addr)
+{
+	for (size_t i = 0; i < c->nmaps; i++)
+		if (addr >= c->maps[i].start && addr < c->maps[i].end)
+			return &c->maps[i];
+	return NULL;
+}
+
+/* Where the file of m is placed: its mapping at file offset 0. */
+static const struct crashlog_map *base_of(const struct crashlog *c, const struct crashlog_map *m)
+{
+	const struct crashlog_map *best = NULL;
+	for (size_t i = 0; i < c->nmaps; i++) {
+		const struct crashlog_map *x = &c->maps[i];
+		if (x->offset || x->inode != m->inode || strcmp(x->path, m->path))
+			continue;
+		if (x->start <= m->start && (!best || x->start > best->start))
+			best = x;   /* the nearest below: a file mapped twice is two modules */
+	}
+	return best;
+}
+
+static uint64_t lookup_pc(const struct crashlog *c, size_t i)
+{
+	return c->exact[i] || c->pc[i] == 0 ? c->pc[i] : c->pc[i] - 1;
+}
+
+/* ---- the module cache ---- */
+
+#define SYMBOLS_MAX_FILES 128
+#define SYMBOLS_FIRST_BASE (1ULL << 44)   /* above any ET_EXEC link address */
+#define SYMBOLS_STRIDE (1ULL << 36)
+
+struct cached_file {
+	char *path;                /* owned */
+	uint64_t inode;
+	Dwfl_Module *mod;          /* NULL: it could not be read (remembered too) */
+	uint64_t low;              /* where the cache placed its first load */
+};
+
+struct crashlog_symbols {
+	Dwfl *dwfl;
+	struct cached_file file[SYMBOLS_MAX_FILES];
+	size_t n;
+	uint64_t next_base;
+};
+
+struct crashlog_symbols *crashlog_symbols_new(void)
+{
+	struct crashlog_symbols *k = xcalloc(1, sizeof(*k));
+	k->next_base = SYMBOLS_FIRST_BASE;
+	return k;
+}
+
+void crashlog_symbols_free(struct crashlog_symbols *k)
+{
+	if (!k)
+		return;
+	if (k->dwfl)
+		dwfl_end(k->dwfl);
+	for (size_t i = 0; i < k->n; i++)
+		free(k->file[i].path);
+	free(k);
+}
+
+/* The cached module of the file mapped at b (its offset-0 mapping), reported on first sight. */
+static struct cached_file *file_of(struct crashlog_symbols *k, const struct crashlog_map *b,
+				   char *why, size_t whylen)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->file[i].inode == b->inode && !strcmp(k->file[i].path, b->path))
+			return &k->file[i];
+	if (k->n == SYMBOLS_MAX_FILES || !k->dwfl) {
+		/* full (a series that crashes in ever new files): start over */
+		if (k->dwfl)
+			dwfl_end(k->dwfl);
+		for (size_t i = 0; i < k->n; i++)
+			free(k->file[i].path);
+		k->n = 0;
+		k->next_base = SYMBOLS_FIRST_BASE;
+		k->dwfl = dwfl_begin(&offline_callbacks);
+		if (!k->dwfl) {
+			snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
+			return NULL;
+		}
+	}
+	struct cached_file *f = &k->file[k->n++];
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(b->path);
+	f->inode = b->inode;
+	struct stat st;
+	if (stat(b->path, &st) < 0 || (uint64_t)st.st_ino != b->inode) {
+		if (!why[0])
+			snprintf(why, whylen, "'%s' changed since the crash; its frames are unnamed", b->path);
+		return f;
+	}
+	dwfl_report_begin_add(k->dwfl);
+	f->mod = dwfl_report_elf(k->dwfl, frame_basename(b->path), b->path, -1, k->next_base, false);
+	dwfl_report_end(k->dwfl, NULL, NULL);
+	if (!f->mod) {
+		if (!why[0])
+			snprintf(why, whylen, "'%s': %s", b->path, dwfl_errmsg(-1));
+		return f;
+	}
+	Dwarf_Addr low = 0, high = 0;
+	dwfl_module_info(f->mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+	f->low = low;
+	while (k->next_base <= high)
+		k->next_base += SYMBOLS_STRIDE;
+	return f;
+}
+
+int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c, struct stack_set *out,
+		       struct dbuf *text, char *why, size_t whylen)
+{
+	char note[512] = "";
+	if (!c->npc) {
+		snprintf(why, whylen, "the crash record has no pc");
+		return -ENODATA;
+	}
+	struct crashlog_symbols *k = cache ? cache : crashlog_symbols_new();
+	struct stack_thread *t = stack_set_add(out, c->pid, c->tid);
+	int named = 0;
+	for (size_t i = 0; i < c->npc; i++) {
+		uint64_t at = lookup_pc(c, i);
+		const struct crashlog_map *m = map_of(c, at);
+		const struct crashlog_map *b = m && m->path[0] == '/' && m->inode ? base_of(c, m) : NULL;
+		struct cached_file *f = b ? file_of(k, b, note, sizeof(note)) : NULL;
+		/* the pc where the cache placed the file: same offset from its first load */
+		Dwarf_Addr moved = f && f->mod ? f->low + (at - b->start) : 0;
+		Dwfl_Module *mod = f ? f->mod : NULL;
+		const char *name = mod ? dwfl_module_addrname(mod, moved) : NULL;
+		const char *module = m && m->path[0] ? m->path : NULL;
+		stack_thread_push(t, name, module, c->pc[i]);
+		if (name && *name)
+			named++;
+		if (!text)
+			continue;
+		const struct stack_frame *fr = &t->frames[t->nr - 1];
+		dbuf_addf(text, "  #%zu %s", i, fr->fn[0] ? fr->fn : "??");
+		if (module)
+			dbuf_addf(text, " in %s", frame_basename(module));
+		Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, moved) : NULL;
+		int lineno = 0;
+		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+		if (src && lineno > 0)
+			dbuf_addf(text, " (%s:%d)", frame_basename(src), lineno);
+		else if (m && !fr->fn[0])
+			dbuf_addf(text, " +0x%" PRIx64, c->pc[i] - m->start + m->offset);
+		dbuf_addc(text, '\n');
+	}
+	if (!cache)
+		crashlog_symbols_free(k);
+	if (!named && note[0])
+		snprintf(why, whylen, "%s", note);
+	else if (!named)
+		snprintf(why, whylen, "no frame of the crash could be named");
+	return named;
+}
+
+int crashlog_symbols_lookup(struct crashlog_symbols *k, const char *path, uint64_t vaddr,
+			    char *fn, size_t fnlen, char *src, size_t srclen, int *line)
+{
+	struct stat st;
+	char note[256] = "";
+
+	fn[0] = src[0] = '\0';
+	*line = 0;
+	if (path[0] != '/' || stat(path, &st) < 0)
+		return -ENOENT;
+	struct crashlog_map b = { .inode = (uint64_t)st.st_ino, .path = (char *)path };
+	struct cached_file *f = file_of(k, &b, note, sizeof(note));
+	if (!f || !f->mod)
+		return -ENOENT;
+	Dwarf_Addr bias = 0;
+	if (!dwfl_module_getelf(f->mod, &bias))
+		return -ENOENT;
+	Dwarf_Addr at = vaddr + bias;
+	const char *name = dwfl_module_addrname(f->mod, at);
+	if (!name || !*name)
+		return -ENOENT;
+	snprintf(fn, fnlen, "%s", name);
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, at);
+	const char *s = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+	if (s)
+		snprintf(src, srclen, "%s", s);
+	return 0;
+}

@@ -1,0 +1,911 @@
+/*
+ * diagnose.c: hang diagnosis (see diagnose.h).
+ *
+ * Why sample states many times instead of once: with 100 spinning threads
+ * on 2 CPUs each thread is on a CPU 2% of the time, so one look at utime
+ * says little; being runnable (R) in most samples, or using CPU at all by
+ * schedstat's nanosecond counter, says "busy". Why look at the syscall
+ * number before the wait channel: wchan names change between kernels
+ * (futex_wait_queue_me, futex_wait_queue, do_futex...), syscall numbers do
+ * not, and both are read without stopping the thread.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diagnose/diagnose.h"
+#include "diagnose/procfs.h"
+#include "signature/frame.h"
+#include "util/clock.h"
+#include "util/jsonw.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char *const kind_names[] = {
+	[DIAG_GONE] = "gone",
+	[DIAG_LIVELOCK] = "livelock",
+	[DIAG_DEADLOCK] = "deadlock",
+	[DIAG_BLOCKED_IO] = "blocked-io",
+	[DIAG_SLEEPING] = "sleeping",
+	[DIAG_STOPPED] = "stopped",
+	[DIAG_MIXED] = "mixed",
+};
+
+static const char *const kind_text[] = {
+	[DIAG_GONE] = "the process tree exited before it could be examined",
+	[DIAG_LIVELOCK] = "threads runnable and burning CPU, nothing blocked",
+	[DIAG_DEADLOCK] = "all threads blocked in futex waits (locks, condition variables, joins)",
+	[DIAG_BLOCKED_IO] = "all threads blocked on I/O",
+	[DIAG_SLEEPING] = "all threads in timed sleeps",
+	[DIAG_STOPPED] = "all threads stopped",
+	[DIAG_MIXED] = "threads busy, blocked and waiting together",
+};
+
+static const char *const role_names[] = {
+	[DIAG_ROLE_SPIN] = "busy",
+	[DIAG_ROLE_LOCK] = "futex",
+	[DIAG_ROLE_IO] = "io",
+	[DIAG_ROLE_SLEEP] = "sleep",
+	[DIAG_ROLE_STOPPED] = "stopped",
+	[DIAG_ROLE_CHILD] = "wait-child",
+	[DIAG_ROLE_ZOMBIE] = "exited",
+};
+
+static const char state_letters[DIAG_ST_NR] = { 'R', 'S', 'D', 'T', 'Z', '?' };
+
+const char *diag_kind_name(enum diag_kind k)
+{
+	return (unsigned)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
+}
+
+const char *diag_role_name(enum diag_role r)
+{
+	return (unsigned)r < DIAG_ROLE_NR ? role_names[r] : "?";
+}
+
+static int state_index(char s)
+{
+	switch (s) {
+	case 'R': return DIAG_ST_R;
+	case 'S': case 'I': return DIAG_ST_S;
+	case 'D': return DIAG_ST_D;
+	case 'T': case 't': return DIAG_ST_T;
+	case 'Z': case 'X': case 'x': return DIAG_ST_Z;
+	default: return DIAG_ST_OTHER;
+	}
+}
+
+static bool is_syscall(long nr, const long *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == nr)
+			return true;
+	return false;
+}
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const long lock_calls[] = {
+	SYS_futex,
+#ifdef SYS_futex_waitv
+	SYS_futex_waitv,
+#endif
+#ifdef SYS_futex_wait
+	SYS_futex_wait,
+#endif
+};
+
+static const long child_calls[] = {
+	SYS_wait4, SYS_waitid,
+};
+
+static const long io_calls[] = {
+	SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_pwrite64,
+	SYS_recvfrom, SYS_recvmsg, SYS_sendto, SYS_sendmsg, SYS_accept4, SYS_connect,
+	SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_openat, SYS_fsync, SYS_fdatasync,
+	SYS_flock, SYS_fcntl, SYS_ioctl,
+#ifdef SYS_poll
+	SYS_poll,
+#endif
+#ifdef SYS_select
+	SYS_select,
+#endif
+#ifdef SYS_epoll_wait
+	SYS_epoll_wait,
+#endif
+#ifdef SYS_accept
+	SYS_accept,
+#endif
+#ifdef SYS_epoll_pwait2
+	SYS_epoll_pwait2,
+#endif
+#ifdef SYS_io_uring_enter
+	SYS_io_uring_enter,
+#endif
+};
+
+enum diag_role diag_role_of(char state, uint64_t cpu_ns, int64_t window_ns,
+			    unsigned r_samples, unsigned samples, long syscall, const char *wchan)
+{
+	int st = state_index(state);
+	if (st == DIAG_ST_Z)
+		return DIAG_ROLE_ZOMBIE;
+	if (st == DIAG_ST_T)
+		return DIAG_ROLE_STOPPED;
+	/* Busy: runnable in at least half the samples, or >= 5% of a CPU. */
+	if (st == DIAG_ST_R || (samples && 2 * r_samples >= samples && r_samples) ||
+	    (window_ns > 0 && cpu_ns * 20 >= (uint64_t)window_ns))
+		return DIAG_ROLE_SPIN;
+	if (st == DIAG_ST_D)
+		return DIAG_ROLE_IO;
+	/*
+	 * restart_syscall says only that a wait was interrupted (SIGSTOP and
+	 * SIGCONT, as when jostle held the run) and resumed: the wait channel
+	 * tells which wait.
+	 */
+	if (syscall >= 0 && syscall != SYS_restart_syscall) {
+		if (is_syscall(syscall, lock_calls, NELEM(lock_calls)))
+			return DIAG_ROLE_LOCK;
+		if (is_syscall(syscall, child_calls, NELEM(child_calls)))
+			return DIAG_ROLE_CHILD;
+		if (is_syscall(syscall, io_calls, NELEM(io_calls)))
+			return DIAG_ROLE_IO;
+		return DIAG_ROLE_SLEEP;
+	}
+	if (wchan && *wchan) {
+		if (strstr(wchan, "futex"))
+			return DIAG_ROLE_LOCK;
+		if (strstr(wchan, "do_wait") || strstr(wchan, "wait_consider"))
+			return DIAG_ROLE_CHILD;
+		static const char *const io_wchans[] = { "pipe", "sock", "tcp", "unix", "poll",
+			"select", "ep_", "wait_woken", "read", "write", "io_", NULL };
+		for (const char *const *p = io_wchans; *p; p++)
+			if (strstr(wchan, *p))
+				return DIAG_ROLE_IO;
+	}
+	return DIAG_ROLE_SLEEP;
+}
+
+enum diag_kind diag_classify(const unsigned roles[DIAG_ROLE_NR], unsigned d_state)
+{
+	unsigned spin = roles[DIAG_ROLE_SPIN], lock = roles[DIAG_ROLE_LOCK];
+	unsigned io = roles[DIAG_ROLE_IO], sleep = roles[DIAG_ROLE_SLEEP];
+	unsigned stopped = roles[DIAG_ROLE_STOPPED];
+	unsigned active = spin + lock + io + sleep + stopped;
+	if (!active)
+		return roles[DIAG_ROLE_CHILD] ? DIAG_MIXED : DIAG_GONE;
+	if (stopped == active)
+		return DIAG_STOPPED;
+	if (spin)
+		return !stopped && !d_state ? DIAG_LIVELOCK : DIAG_MIXED;
+	if (stopped)
+		return DIAG_MIXED;
+	if (lock && !io)
+		return DIAG_DEADLOCK;
+	if (io && !lock)
+		return DIAG_BLOCKED_IO;
+	if (!lock && !io)
+		return DIAG_SLEEPING;
+	return DIAG_MIXED;
+}
+
+void diag_format_summary(enum diag_kind k, const unsigned states[DIAG_ST_NR],
+			 const unsigned roles[DIAG_ROLE_NR], size_t nthreads, char *buf, size_t len)
+{
+	char detail[96] = "";
+	switch (k) {
+	case DIAG_LIVELOCK:
+		snprintf(detail, sizeof(detail), "%u of %zu threads busy", roles[DIAG_ROLE_SPIN], nthreads);
+		break;
+	case DIAG_DEADLOCK:
+		snprintf(detail, sizeof(detail), "%u of %zu threads in futex waits", roles[DIAG_ROLE_LOCK], nthreads);
+		break;
+	case DIAG_BLOCKED_IO:
+		snprintf(detail, sizeof(detail), "%u of %zu threads waiting on I/O", roles[DIAG_ROLE_IO], nthreads);
+		break;
+	default:
+		snprintf(detail, sizeof(detail), "%zu threads", nthreads);
+		break;
+	}
+	snprintf(buf, len, "%s: %s; %s (R %u, S %u, D %u, T %u, Z %u)",
+		 diag_kind_name(k), kind_text[k], detail, states[DIAG_ST_R], states[DIAG_ST_S],
+		 states[DIAG_ST_D], states[DIAG_ST_T], states[DIAG_ST_Z] + states[DIAG_ST_OTHER]);
+}
+
+/* Per-thread sampling state. */
+struct sample {
+	uint64_t cpu0;           /* ns at the first sample */
+	unsigned hist[DIAG_ST_NR];
+	bool gone;
+};
+
+/* CPU time of a thread in ns: schedstat when present, else stat ticks. */
+static bool read_cpu(int pfd, pid_t tid, uint64_t *ns, char *state)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "task/%d/stat", (int)tid);
+	if (procfs_read(pfd, path, buf, sizeof(buf)) <= 0)
+		return false;
+	struct procfs_stat st;
+	if (procfs_parse_stat(buf, &st))
+		return false;
+	*state = st.state;
+	snprintf(path, sizeof(path), "task/%d/schedstat", (int)tid);
+	if (procfs_read(pfd, path, buf, sizeof(buf)) > 0) {
+		char *end;
+		unsigned long long v = strtoull(buf, &end, 10);
+		if (end != buf) {
+			*ns = v;
+			return true;
+		}
+	}
+	static long tck;
+	if (!tck)
+		tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	*ns = (st.utime + st.stime) * (uint64_t)(NS_PER_S / tck);
+	return true;
+}
+
+static bool read_state(int pfd, pid_t tid, char *state)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "task/%d/stat", (int)tid);
+	struct procfs_stat st;
+	if (procfs_read(pfd, path, buf, sizeof(buf)) <= 0 || procfs_parse_stat(buf, &st))
+		return false;
+	*state = st.state;
+	return true;
+}
+
+/*
+ * The thread's wait: its syscall and wait channel. A later read replaces an
+ * earlier one only when it found the thread in a syscall, so a thread that
+ * happens to be running (woken, continued) at one read keeps its wait.
+ */
+static void read_wait(int pfd, struct diag_thread *t)
+{
+	char path[64], buf[512], wchan[sizeof(t->wchan)] = "";
+	snprintf(path, sizeof(path), "task/%d/syscall", (int)t->tid);
+	long nr = procfs_read(pfd, path, buf, sizeof(buf)) > 0 ? procfs_parse_syscall(buf) : -2;
+	if (nr < 0 && t->syscall >= 0)
+		return;
+	snprintf(path, sizeof(path), "task/%d/wchan", (int)t->tid);
+	if (procfs_read(pfd, path, buf, sizeof(buf)) >= 0)
+		procfs_parse_wchan(buf, wchan, sizeof(wchan));
+	t->syscall = nr;
+	memcpy(t->wchan, wchan, sizeof(wchan));
+}
+
+static void read_detail(int pfd, struct diag_thread *t)
+{
+	char path[64], buf[512];
+	read_wait(pfd, t);
+	snprintf(path, sizeof(path), "task/%d/comm", (int)t->tid);
+	if (procfs_read(pfd, path, buf, sizeof(buf)) > 0) {
+		size_t n = strcspn(buf, "\n");
+		if (n >= sizeof(t->comm))
+			n = sizeof(t->comm) - 1;
+		memcpy(t->comm, buf, n);
+		t->comm[n] = '\0';
+	}
+}
+
+static void probe_python(int pfd, struct diag_proc *p)
+{
+	char buf[4096];
+	char exe[512];
+	ssize_t n = readlinkat(pfd, "exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	const char *base = frame_basename(exe);
+	p->python = !strncmp(base, "python", 6) || !strncmp(p->comm, "python", 6);
+	if (!p->python)
+		return;
+	struct procfs_status st;
+	if (procfs_read(pfd, "status", buf, sizeof(buf)) > 0 && !procfs_parse_status(buf, &st))
+		p->faulthandler = (st.sig_caught >> (SIGABRT - 1)) & 1;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	if (ns <= 0)
+		return;
+	struct timespec ts = { .tv_sec = ns / NS_PER_S, .tv_nsec = ns % NS_PER_S };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Process-level state T (group-stopped or stopped before we came). */
+static bool proc_is_stopped(pid_t pid)
+{
+	int fd = procfs_open(pid);
+	if (fd < 0)
+		return false;
+	char buf[1024];
+	struct procfs_stat st;
+	bool stopped = procfs_read(fd, "stat", buf, sizeof(buf)) > 0 && !procfs_parse_stat(buf, &st) &&
+		       (st.state == 'T' || st.state == 't');
+	close(fd);
+	return stopped;
+}
+
+/* Wait (bounded) until every thread of pid is stopped, exited or gone. */
+static void wait_all_stopped(pid_t pid, int max_ms)
+{
+	int fd = procfs_open(pid);
+	if (fd < 0)
+		return;
+	int64_t deadline = clock_mono_ns() + (int64_t)max_ms * NS_PER_MS;
+	for (;;) {
+		pid_t *tids;
+		int n = procfs_tasks(fd, &tids);
+		bool all = true;
+		for (int i = 0; i < n && all; i++) {
+			char st;
+			if (read_state(fd, tids[i], &st))
+				all = st == 'T' || st == 't' || st == 'Z' || st == 'X';
+		}
+		free(tids);
+		if (all || n <= 0 || clock_mono_ns() >= deadline)
+			break;
+		sleep_ns(NS_PER_MS);
+	}
+	close(fd);
+}
+
+int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
+{
+	memset(d, 0, sizeof(*d));
+	d->root = root;
+	/*
+	 * A hung tree often spins on every CPU; at equal priority each of our
+	 * reads waits behind it. Raise our own priority for the diagnosis where
+	 * we may (root, CAP_SYS_NICE), and put it back at the end.
+	 */
+	errno = 0;
+	int old_nice = getpriority(PRIO_PROCESS, 0);
+	bool reniced = errno == 0 && old_nice > -10 && !setpriority(PRIO_PROCESS, 0, -10);
+	d->window_ms = o->window_ms > 0 ? o->window_ms : 200;
+	int nsamples = o->samples > 0 ? o->samples : 10;
+	int64_t t0 = clock_mono_ns();
+
+	struct proctree tree = PROCTREE_INIT;
+	int rc = proctree_collect(&tree, root, o->adopt, o->adopt_ctx);
+	if (rc < 0) {
+		proctree_release(&tree);
+		d->kind = DIAG_GONE;
+		diag_format_summary(d->kind, d->states, d->roles, 0, d->summary, sizeof(d->summary));
+		d->total_ns = clock_mono_ns() - t0;
+		if (reniced)
+			(void)setpriority(PRIO_PROCESS, 0, old_nice);
+		return rc;
+	}
+
+	/* Open every process once and list its threads. */
+	d->procs = xcalloc(tree.nr, sizeof(*d->procs));
+	int *pfds = xcalloc(tree.nr, sizeof(*pfds));
+	size_t talloc = 0;
+	for (size_t i = 0; i < tree.nr; i++) {
+		struct diag_proc *p = &d->procs[d->nprocs];
+		p->pid = tree.v[i].pid;
+		p->ppid = tree.v[i].ppid;
+		p->depth = tree.v[i].depth;
+		p->adopted = tree.v[i].adopted;
+		memcpy(p->comm, tree.v[i].comm, sizeof(p->comm));
+		int fd = procfs_open(p->pid);
+		if (fd < 0)
+			continue;
+		pid_t *tids;
+		int nt = procfs_tasks(fd, &tids);
+		if (nt <= 0) {
+			close(fd);
+			continue;
+		}
+		probe_python(fd, p);
+		pfds[d->nprocs++] = fd;
+		for (int j = 0; j < nt; j++) {
+			ALLOC_GROW(d->threads, d->nthreads + 1, talloc);
+			struct diag_thread *t = &d->threads[d->nthreads++];
+			memset(t, 0, sizeof(*t));
+			t->pid = p->pid;
+			t->tid = tids[j];
+			t->syscall = -2;
+		}
+		free(tids);
+	}
+	proctree_release(&tree);
+
+	/* Sample: CPU and details at the start, states throughout, CPU and wait at the end. */
+	struct sample *s = xcalloc(d->nthreads ? d->nthreads : 1, sizeof(*s));
+	int64_t window_ns = (int64_t)d->window_ms * NS_PER_MS;
+	int64_t start = clock_mono_ns();
+	size_t pi = 0;
+	for (size_t i = 0; i < d->nthreads; i++) {
+		while (d->procs[pi].pid != d->threads[i].pid)
+			pi++;
+		char st;
+		if (!read_cpu(pfds[pi], d->threads[i].tid, &s[i].cpu0, &st)) {
+			s[i].gone = true;
+			continue;
+		}
+		s[i].hist[state_index(st)]++;
+		d->threads[i].samples++;
+		read_detail(pfds[pi], &d->threads[i]);
+	}
+	for (int k = 1; k <= nsamples; k++) {
+		sleep_ns(start + window_ns * k / nsamples - clock_mono_ns());
+		if (o->tick)
+			o->tick(o->tick_ctx);
+		pi = 0;
+		for (size_t i = 0; i < d->nthreads; i++) {
+			while (d->procs[pi].pid != d->threads[i].pid)
+				pi++;
+			if (s[i].gone)
+				continue;
+			char st;
+			uint64_t cpu1;
+			bool ok = k == nsamples ? read_cpu(pfds[pi], d->threads[i].tid, &cpu1, &st)
+						: read_state(pfds[pi], d->threads[i].tid, &st);
+			if (!ok) {
+				s[i].gone = true;
+				continue;
+			}
+			/*
+			 * The wait again at the end: a run just continued after
+			 * being held is "running" at the start while its threads
+			 * go back to the waits they were in.
+			 */
+			if (k == nsamples)
+				read_wait(pfds[pi], &d->threads[i]);
+			s[i].hist[state_index(st)]++;
+			d->threads[i].samples++;
+			if (k == nsamples)
+				d->threads[i].cpu_ns = cpu1 > s[i].cpu0 ? cpu1 - s[i].cpu0 : 0;
+		}
+	}
+	int64_t measured = clock_mono_ns() - start;
+	for (size_t i = 0; i < d->nthreads; i++) {
+		struct diag_thread *t = &d->threads[i];
+		int best = -1;
+		for (int k = 0; k < DIAG_ST_NR; k++)
+			if (s[i].hist[k] && (best < 0 || s[i].hist[k] > s[i].hist[best]))
+				best = k;
+		t->state = best < 0 ? 'X' : state_letters[best];
+		t->r_samples = s[i].hist[DIAG_ST_R];
+		t->role = s[i].gone && !t->samples ? DIAG_ROLE_ZOMBIE
+			: diag_role_of(t->state, t->cpu_ns, measured, t->r_samples, t->samples,
+				       t->syscall, t->wchan);
+		d->states[best < 0 ? DIAG_ST_Z : best]++;
+		d->roles[t->role]++;
+	}
+	free(s);
+	d->sample_ns = clock_mono_ns() - start;
+	d->kind = diag_classify(d->roles, d->states[DIAG_ST_D]);
+	diag_format_summary(d->kind, d->states, d->roles, d->nthreads, d->summary, sizeof(d->summary));
+	for (size_t i = 0; i < d->nprocs; i++)
+		close(pfds[i]);
+	free(pfds);
+
+	/*
+	 * Stacks last: unwinding stops threads. The whole tree is stopped first
+	 * (SIGSTOP, then SIGCONT): attaching to 100 threads that spin on 2 CPUs
+	 * one by one waits for each to be scheduled, and each one released
+	 * competes with us for the CPU again; a stopped tree costs one round.
+	 */
+	int64_t s0 = clock_mono_ns();
+	if (o->stacks) {
+		bool *stopped = xcalloc(d->nprocs + 1, sizeof(*stopped));
+		for (size_t i = 0; i < d->nprocs; i++)
+			stopped[i] = !proc_is_stopped(d->procs[i].pid) && d->procs[i].pid > 1 &&
+				     !kill(d->procs[i].pid, SIGSTOP);
+		for (size_t i = 0; i < d->nprocs; i++)
+			if (stopped[i])
+				wait_all_stopped(d->procs[i].pid, 500);
+		for (size_t i = 0; i < d->nprocs; i++) {
+			struct diag_proc *p = &d->procs[i];
+			if (o->tick)
+				o->tick(o->tick_ctx);
+			int n = stack_capture(p->pid, &d->stacks, &p->backend, p->stack_error,
+					      sizeof(p->stack_error));
+			if (n > 0)
+				p->stack_error[0] = '\0';
+		}
+		for (size_t i = 0; i < d->nprocs; i++)
+			if (stopped[i])
+				kill(d->procs[i].pid, SIGCONT);
+		free(stopped);
+		d->nfolds = stack_fold(&d->stacks, o->fold_frames ? o->fold_frames : 16, &d->folds);
+	}
+	d->stack_ns = clock_mono_ns() - s0;
+	d->total_ns = clock_mono_ns() - t0;
+	if (reniced)
+		(void)setpriority(PRIO_PROCESS, 0, old_nice);
+	return 0;
+}
+
+void diag_release(struct diag *d)
+{
+	free(d->procs);
+	free(d->threads);
+	stack_set_release(&d->stacks);
+	stack_fold_free(d->folds, d->nfolds);
+	memset(d, 0, sizeof(*d));
+}
+
+static const char *syscall_name(long nr)
+{
+	if (nr == -1)
+		return "running";
+	if (nr < 0)
+		return "";
+	if (is_syscall(nr, lock_calls, NELEM(lock_calls)))
+		return "futex";
+	if (is_syscall(nr, child_calls, NELEM(child_calls)))
+		return "wait";
+	if (nr == SYS_read) return "read";
+	if (nr == SYS_write) return "write";
+	if (nr == SYS_clock_nanosleep) return "clock_nanosleep";
+#ifdef SYS_nanosleep
+	if (nr == SYS_nanosleep) return "nanosleep";
+#endif
+#ifdef SYS_poll
+	if (nr == SYS_poll) return "poll";
+#endif
+	if (nr == SYS_ppoll) return "ppoll";
+#ifdef SYS_select
+	if (nr == SYS_select) return "select";
+#endif
+	if (nr == SYS_pselect6) return "pselect6";
+#ifdef SYS_epoll_wait
+	if (nr == SYS_epoll_wait) return "epoll_wait";
+#endif
+	if (nr == SYS_epoll_pwait) return "epoll_pwait";
+	if (nr == SYS_sched_yield) return "sched_yield";
+	return NULL;
+}
+
+static double cpu_percent(const struct diag *d, const struct diag_thread *t)
+{
+	return d->sample_ns ? 100.0 * (double)t->cpu_ns / (double)d->sample_ns : 0.0;
+}
+
+void diag_write_text(const struct diag *d, struct dbuf *out)
+{
+	dbuf_addf(out, "hang diagnosis of pid %d: %zu process%s, %zu thread%s, window %d ms\n",
+		  (int)d->root, d->nprocs, d->nprocs == 1 ? "" : "es", d->nthreads,
+		  d->nthreads == 1 ? "" : "s", d->window_ms);
+	dbuf_addf(out, "%s\n", d->summary);
+	dbuf_addf(out, "took %.0f ms (sampling %.0f ms, stacks %.0f ms)\n\n",
+		  (double)d->total_ns / 1e6, (double)d->sample_ns / 1e6, (double)d->stack_ns / 1e6);
+
+	dbuf_adds(out, "processes:\n");
+	for (size_t i = 0; i < d->nprocs; i++) {
+		const struct diag_proc *p = &d->procs[i];
+		unsigned nt = 0;
+		for (size_t j = 0; j < d->nthreads; j++)
+			nt += d->threads[j].pid == p->pid;
+		dbuf_addf(out, "  %*s%d %s (%u thread%s)%s%s%s\n", 2 * p->depth, "", (int)p->pid, p->comm,
+			  nt, nt == 1 ? "" : "s", p->adopted ? " [reparented to jostle]" : "",
+			  p->python ? " [python]" : "", p->python && p->faulthandler ? " [faulthandler]" : "");
+	}
+
+	dbuf_adds(out, "\nthreads:\n      PID      TID ST ROLE        CPU%  WAIT                 NAME\n");
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct diag_thread *t = &d->threads[i];
+		const char *sc = syscall_name(t->syscall);
+		char wait[64];
+		if (t->wchan[0])
+			snprintf(wait, sizeof(wait), "%s", t->wchan);
+		else if (sc)
+			snprintf(wait, sizeof(wait), "%s", sc);
+		else
+			snprintf(wait, sizeof(wait), "syscall %ld", t->syscall);
+		dbuf_addf(out, "  %7d  %7d %c  %-10s %5.1f  %-20s %s\n", (int)t->pid, (int)t->tid, t->state,
+			  diag_role_name(t->role), cpu_percent(d, t), wait, t->comm);
+	}
+
+	dbuf_adds(out, "\nstacks, folded (most common first):\n");
+	if (!d->nfolds)
+		dbuf_adds(out, "  (none)\n");
+	for (size_t i = 0; i < d->nfolds; i++)
+		dbuf_addf(out, "  %u x %s\n", d->folds[i].count, d->folds[i].line);
+	for (size_t i = 0; i < d->nprocs; i++) {
+		const struct diag_proc *p = &d->procs[i];
+		if (p->stack_error[0])
+			dbuf_addf(out, "  no stacks for %d %s: %s\n", (int)p->pid, p->comm, p->stack_error);
+	}
+	struct evidence ev;
+	diag_evidence(d, &ev);
+	dbuf_addf(out, "\nsignature: %s; frames:", ev.kind);
+	for (size_t i = 0; i < ev.nframes; i++)
+		dbuf_addf(out, " %s", ev.frames[i]);
+	dbuf_adds(out, ev.nframes ? "\n" : " (none)\n");
+}
+
+static void write_counts(const struct diag *d, struct dbuf *out)
+{
+	jsonw_key(out, "counts");
+	dbuf_addc(out, '{');
+	for (int k = 0; k < DIAG_ST_NR; k++) {
+		char key[2] = { state_letters[k], 0 };
+		if (k)
+			dbuf_addc(out, ',');
+		jsonw_kint(out, k == DIAG_ST_OTHER ? "other" : key, d->states[k]);
+	}
+	dbuf_adds(out, "},");
+	jsonw_key(out, "roles");
+	dbuf_addc(out, '{');
+	for (int r = 0; r < DIAG_ROLE_NR; r++) {
+		if (r)
+			dbuf_addc(out, ',');
+		jsonw_kint(out, role_names[r], d->roles[r]);
+	}
+	dbuf_addc(out, '}');
+}
+
+static void write_evidence(const struct diag *d, struct dbuf *out)
+{
+	struct evidence ev;
+	diag_evidence(d, &ev);
+	jsonw_key(out, "signature");
+	dbuf_addc(out, '{');
+	jsonw_kstr(out, "kind", ev.kind);
+	dbuf_addc(out, ',');
+	jsonw_kstr(out, "key_line", ev.key_line);
+	dbuf_addc(out, ',');
+	jsonw_key(out, "frames");
+	dbuf_addc(out, '[');
+	for (size_t i = 0; i < ev.nframes; i++) {
+		if (i)
+			dbuf_addc(out, ',');
+		jsonw_string(out, ev.frames[i], strlen(ev.frames[i]));
+	}
+	dbuf_adds(out, "]}");
+}
+
+static void write_folds(const struct diag *d, struct dbuf *out, size_t max)
+{
+	jsonw_key(out, "stacks");
+	dbuf_addc(out, '[');
+	for (size_t i = 0; i < d->nfolds && i < max; i++) {
+		if (i)
+			dbuf_addc(out, ',');
+		char *line = xasprintf("%u x %s", d->folds[i].count, d->folds[i].line);
+		jsonw_string(out, line, strlen(line));
+		free(line);
+	}
+	dbuf_addc(out, ']');
+}
+
+void diag_write_json(const struct diag *d, struct dbuf *out)
+{
+	dbuf_addc(out, '{');
+	jsonw_kint(out, "pid", d->root);
+	dbuf_addc(out, ',');
+	jsonw_kstr(out, "kind", diag_kind_name(d->kind));
+	dbuf_addc(out, ',');
+	jsonw_kstr(out, "summary", d->summary);
+	dbuf_addc(out, ',');
+	jsonw_kint(out, "window_ms", d->window_ms);
+	dbuf_addc(out, ',');
+	jsonw_kdbl(out, "elapsed_ms", (double)d->total_ns / 1e6);
+	dbuf_addc(out, ',');
+	jsonw_kdbl(out, "sampling_ms", (double)d->sample_ns / 1e6);
+	dbuf_addc(out, ',');
+	jsonw_kdbl(out, "stacks_ms", (double)d->stack_ns / 1e6);
+	dbuf_addc(out, ',');
+	jsonw_kint(out, "threads", (int64_t)d->nthreads);
+	dbuf_addc(out, ',');
+	write_counts(d, out);
+	dbuf_addc(out, ',');
+	jsonw_key(out, "processes");
+	dbuf_addc(out, '[');
+	for (size_t i = 0; i < d->nprocs; i++) {
+		const struct diag_proc *p = &d->procs[i];
+		if (i)
+			dbuf_addc(out, ',');
+		dbuf_addc(out, '{');
+		jsonw_kint(out, "pid", p->pid);
+		dbuf_addc(out, ',');
+		jsonw_kint(out, "ppid", p->ppid);
+		dbuf_addc(out, ',');
+		jsonw_kstr(out, "comm", p->comm);
+		dbuf_addc(out, ',');
+		jsonw_kint(out, "depth", p->depth);
+		dbuf_addc(out, ',');
+		jsonw_kbool(out, "adopted", p->adopted);
+		dbuf_addc(out, ',');
+		jsonw_kbool(out, "python", p->python);
+		dbuf_addc(out, ',');
+		jsonw_kbool(out, "faulthandler", p->faulthandler);
+		dbuf_addc(out, ',');
+		jsonw_kstr(out, "backend", p->backend);
+		dbuf_addc(out, ',');
+		jsonw_kstr(out, "stack_error", p->stack_error[0] ? p->stack_error : NULL);
+		dbuf_addc(out, ',');
+		jsonw_key(out, "threads");
+		dbuf_addc(out, '[');
+		bool first = true;
+		for (size_t j = 0; j < d->nthreads; j++) {
+			const struct diag_thread *t = &d->threads[j];
+			if (t->pid != p->pid)
+				continue;
+			if (!first)
+				dbuf_addc(out, ',');
+			first = false;
+			char st[2] = { t->state, 0 };
+			dbuf_addc(out, '{');
+			jsonw_kint(out, "tid", t->tid);
+			dbuf_addc(out, ',');
+			jsonw_kstr(out, "comm", t->comm);
+			dbuf_addc(out, ',');
+			jsonw_kstr(out, "state", st);
+			dbuf_addc(out, ',');
+			jsonw_kstr(out, "role", diag_role_name(t->role));
+			dbuf_addc(out, ',');
+			jsonw_kstr(out, "wchan", t->wchan);
+			dbuf_addc(out, ',');
+			jsonw_kint(out, "syscall", t->syscall);
+			dbuf_addc(out, ',');
+			jsonw_kdbl(out, "cpu_ms", (double)t->cpu_ns / 1e6);
+			dbuf_addc(out, ',');
+			const struct stack_thread *sk = stack_set_find(&d->stacks, t->tid);
+			jsonw_key(out, "frames");
+			dbuf_addc(out, '[');
+			for (size_t k = 0; sk && k < sk->nr; k++) {
+				if (k)
+					dbuf_addc(out, ',');
+				const char *fn = sk->frames[k].fn[0] ? sk->frames[k].fn : "??";
+				jsonw_string(out, fn, strlen(fn));
+			}
+			dbuf_adds(out, "]}");
+		}
+		dbuf_adds(out, "]}");
+	}
+	dbuf_adds(out, "],");
+	write_folds(d, out, (size_t)-1);
+	dbuf_addc(out, ',');
+	write_evidence(d, out);
+	dbuf_addc(out, '}');
+}
+
+void diag_write_record(const struct diag *d, struct dbuf *out)
+{
+	dbuf_addc(out, '{');
+	jsonw_kstr(out, "kind", diag_kind_name(d->kind));
+	dbuf_addc(out, ',');
+	jsonw_kstr(out, "summary", d->summary);
+	dbuf_addc(out, ',');
+	jsonw_kint(out, "processes", (int64_t)d->nprocs);
+	dbuf_addc(out, ',');
+	jsonw_kint(out, "threads", (int64_t)d->nthreads);
+	dbuf_addc(out, ',');
+	write_counts(d, out);
+	dbuf_addc(out, ',');
+	write_folds(d, out, 5);
+	dbuf_addc(out, ',');
+	jsonw_kint(out, "window_ms", d->window_ms);
+	dbuf_addc(out, ',');
+	jsonw_kdbl(out, "elapsed_ms", (double)d->total_ns / 1e6);
+	if (d->held_ns > 0) {
+		dbuf_addc(out, ',');
+		jsonw_kint(out, "held_ms", d->held_ns / NS_PER_MS);
+	}
+	dbuf_addc(out, '}');
+}
+
+/* The roles whose threads decide a class, for the culprit frames. */
+static bool deciding(enum diag_kind k, enum diag_role r)
+{
+	switch (k) {
+	case DIAG_LIVELOCK: return r == DIAG_ROLE_SPIN;
+	case DIAG_DEADLOCK: return r == DIAG_ROLE_LOCK;
+	case DIAG_BLOCKED_IO: return r == DIAG_ROLE_IO;
+	case DIAG_STOPPED: return r == DIAG_ROLE_STOPPED;
+	default: return r != DIAG_ROLE_CHILD && r != DIAG_ROLE_ZOMBIE;
+	}
+}
+
+struct culprit {
+	const char *fn;
+	unsigned count;
+	bool decides;
+};
+
+static int cmp_culprit(const void *a, const void *b)
+{
+	const struct culprit *x = a, *y = b;
+	if (x->decides != y->decides)
+		return x->decides ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->fn, y->fn);
+}
+
+void diag_evidence(const struct diag *d, struct evidence *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->kind, sizeof(ev->kind), "%s", diag_kind_name(d->kind));
+	snprintf(ev->key_line, sizeof(ev->key_line), "hang: %s", diag_kind_name(d->kind));
+	struct culprit *c = xcalloc(d->nthreads + 1, sizeof(*c));
+	size_t nc = 0;
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct diag_thread *t = &d->threads[i];
+		if (t->role == DIAG_ROLE_CHILD || t->role == DIAG_ROLE_ZOMBIE)
+			continue;
+		const struct stack_thread *sk = stack_set_find(&d->stacks, t->tid);
+		const char *fn = sk ? stack_program_frame(sk, 0) : NULL;
+		if (!fn)
+			continue;
+		bool dec = deciding(d->kind, t->role);
+		size_t j;
+		for (j = 0; j < nc; j++)
+			if (!strcmp(c[j].fn, fn) && c[j].decides == dec)
+				break;
+		if (j == nc)
+			c[nc++] = (struct culprit){ .fn = fn, .decides = dec };
+		c[j].count++;
+	}
+	qsort(c, nc, sizeof(*c), cmp_culprit);
+	/*
+	 * Only the dominant culprits make the signature: those of the threads
+	 * that decide the class, each held by more than half as many threads
+	 * as the most common one. Which other frames a sample happens to catch
+	 * (main in a join, a thread between two spins) varies from run to run
+	 * and would split one bug into several signatures; the stacks file
+	 * still shows every thread.
+	 */
+	bool any_deciding = nc && c[0].decides;
+	unsigned top = nc ? c[0].count : 0;
+	for (size_t i = 0; i < nc && ev->nframes < EVIDENCE_FRAMES; i++) {
+		if (c[i].decides != any_deciding || 2 * c[i].count <= top)
+			break;
+		bool dup = false;
+		for (size_t j = 0; j < ev->nframes; j++)
+			dup |= !strcmp(ev->frames[j], c[i].fn);
+		if (!dup)
+			snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", c[i].fn);
+	}
+	free(c);
+}
+
+static bool proc_ended(pid_t pid)
+{
+	int fd = procfs_open(pid);
+	if (fd < 0)
+		return true;
+	char buf[1024];
+	struct procfs_stat st;
+	bool ended = procfs_read(fd, "stat", buf, sizeof(buf)) <= 0 || procfs_parse_stat(buf, &st) ||
+		     st.state == 'Z' || st.state == 'X';
+	close(fd);
+	return ended;
+}
+
+int diag_python_end(const struct diag *d, int wait_ms)
+{
+	int sent = 0;
+	for (size_t i = 0; i < d->nprocs; i++) {
+		const struct diag_proc *p = &d->procs[i];
+		if (p->python && p->faulthandler && p->pid > 1 && !kill(p->pid, SIGABRT))
+			sent++;
+	}
+	int64_t deadline = clock_mono_ns() + (int64_t)wait_ms * NS_PER_MS;
+	while (sent && clock_mono_ns() < deadline) {
+		bool all = true;
+		for (size_t i = 0; i < d->nprocs && all; i++) {
+			const struct diag_proc *p = &d->procs[i];
+			if (p->python && p->faulthandler)
+				all = proc_ended(p->pid);
+		}
+		if (all)
+			break;
+		sleep_ns(10 * NS_PER_MS);
+	}
+	return sent;
+}

@@ -1,0 +1,168 @@
+/*
+ * diagnose.h: explaining a hung process tree before it is killed.
+ *
+ *   struct diag d;
+ *   struct diag_opts o = DIAG_OPTS_INIT;
+ *   diag_run(&d, pid, &o);          tree, thread states over a window, stacks
+ *   diag_write_text(&d, &buf);      DIR/stacks/RUN.txt
+ *   diag_write_record(&d, &buf);    the "diag" member of a run record
+ *   diag_evidence(&d, &ev);         kind/key/frames for the signature
+ *   diag_python_end(&d, 2000);      optional: SIGABRT to Python processes
+ *   diag_release(&d);
+ *
+ * diag_run() first samples every thread of every process of the tree for
+ * the window (state, wait channel, syscall, CPU time), so that nothing it
+ * does itself disturbs the picture, and only then unwinds the stacks
+ * (stack.h), which stops each thread briefly. It never kills anything.
+ *
+ * Classification, from each thread's role over the window:
+ *   livelock    some threads runnable and burning CPU, none in D or stopped
+ *   deadlock    no thread busy; threads blocked in futex waits (locks,
+ *               condition variables, joins), none in I/O
+ *   blocked-io  no thread busy; threads in D or waiting on pipes, sockets, poll
+ *   sleeping    no thread busy; threads only in timed sleeps
+ *   stopped     every thread stopped (T) or traced
+ *   mixed       anything else (e.g. I/O and locks together)
+ *   gone        the tree vanished before it could be read
+ * Threads waiting for a child (wait4) and zombies are neutral: a shell that
+ * waits for its hung child does not make a livelock "mixed".
+ */
+#ifndef JOSTLE_DIAGNOSE_H
+#define JOSTLE_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "diagnose/proctree.h"
+#include "diagnose/stack.h"
+#include "signature/evidence.h"
+#include "util/dbuf.h"
+
+enum diag_role {
+	DIAG_ROLE_SPIN,      /* runnable / burning CPU */
+	DIAG_ROLE_LOCK,      /* futex wait */
+	DIAG_ROLE_IO,        /* D state, pipe, socket, poll, read/write */
+	DIAG_ROLE_SLEEP,     /* nanosleep, pause, other interruptible waits */
+	DIAG_ROLE_STOPPED,   /* T or t */
+	DIAG_ROLE_CHILD,     /* waiting for a child: neutral */
+	DIAG_ROLE_ZOMBIE,    /* Z, X, or vanished: neutral */
+	DIAG_ROLE_NR
+};
+
+enum diag_kind {
+	DIAG_GONE,
+	DIAG_LIVELOCK,
+	DIAG_DEADLOCK,
+	DIAG_BLOCKED_IO,
+	DIAG_SLEEPING,
+	DIAG_STOPPED,
+	DIAG_MIXED,
+};
+
+/* Thread states counted: R S D T Z and everything else. */
+enum { DIAG_ST_R, DIAG_ST_S, DIAG_ST_D, DIAG_ST_T, DIAG_ST_Z, DIAG_ST_OTHER, DIAG_ST_NR };
+
+struct diag_opts {
+	int window_ms;          /* sampling window (default 200) */
+	int samples;            /* state samples within the window (default 10) */
+	bool stacks;            /* unwind native stacks (default true) */
+	size_t fold_frames;     /* frames per folded line (default 16) */
+	proctree_adopt_fn *adopt;   /* processes reparented to jostle (may be NULL) */
+	void *adopt_ctx;
+	/* Called between samples and between processes' unwinding (may be
+	 * NULL): `jostle run` freezes other runs that pass their deadline
+	 * while this diagnosis holds its event loop, so that they are still
+	 * hung, not finished, when their own turn comes. */
+	void (*tick)(void *ctx);
+	void *tick_ctx;
+};
+
+#define DIAG_OPTS_INIT { .window_ms = 200, .samples = 10, .stacks = true, .fold_frames = 16 }
+
+struct diag_thread {
+	pid_t pid, tid;
+	char comm[64];
+	char state;             /* the most frequent state over the samples */
+	char wchan[64];         /* "" when not waiting or unknown */
+	long syscall;           /* procfs_parse_syscall(): -1 running, -2 unknown */
+	uint64_t cpu_ns;        /* CPU consumed over the window */
+	unsigned r_samples, samples;
+	enum diag_role role;
+};
+
+struct diag_proc {
+	pid_t pid, ppid;
+	char comm[64];
+	int depth;
+	bool adopted;
+	bool python;            /* a Python interpreter */
+	bool faulthandler;      /* it handles SIGABRT (faulthandler enabled) */
+	const char *backend;    /* stack backend that worked, or NULL */
+	char stack_error[256];  /* why no stacks, "" when there are */
+};
+
+struct diag {
+	pid_t root;
+	int window_ms;
+	struct diag_proc *procs;        /* owned, tree pre-order */
+	size_t nprocs;
+	struct diag_thread *threads;    /* owned, grouped by process */
+	size_t nthreads;
+	unsigned states[DIAG_ST_NR];
+	unsigned roles[DIAG_ROLE_NR];
+	enum diag_kind kind;
+	char summary[256];              /* the one-line classification */
+	struct stack_set stacks;        /* owned */
+	struct stack_fold *folds;       /* owned */
+	size_t nfolds;
+	int64_t sample_ns, stack_ns, total_ns;   /* time spent in each phase */
+	int64_t held_ns;        /* set by the caller: how long the tree was held
+				 * stopped before this diagnosis (0: not held) */
+};
+
+/*
+ * Diagnose the tree of ROOT. 0, or -ESRCH when the tree is gone (d is
+ * still valid: kind DIAG_GONE), or another -errno. Always release d.
+ */
+int diag_run(struct diag *d, pid_t root, const struct diag_opts *o);
+void diag_release(struct diag *d);
+
+const char *diag_kind_name(enum diag_kind k);
+const char *diag_role_name(enum diag_role r);
+
+/*
+ * The role of a thread from what was sampled (pure): dominant state, CPU
+ * over the window, samples in R, syscall number and wait channel.
+ */
+enum diag_role diag_role_of(char state, uint64_t cpu_ns, int64_t window_ns,
+			    unsigned r_samples, unsigned samples, long syscall, const char *wchan);
+/* The classification from the role counts (pure) and the count of D threads. */
+enum diag_kind diag_classify(const unsigned roles[DIAG_ROLE_NR], unsigned d_state);
+/* The one-line summary into buf (pure). */
+void diag_format_summary(enum diag_kind k, const unsigned states[DIAG_ST_NR],
+			 const unsigned roles[DIAG_ROLE_NR], size_t nthreads, char *buf, size_t len);
+
+/* Human-readable report (DIR/stacks/RUN.txt, `jostle stacks`). */
+void diag_write_text(const struct diag *d, struct dbuf *out);
+/* The full diagnosis as one JSON object (`jostle stacks --format json`). */
+void diag_write_json(const struct diag *d, struct dbuf *out);
+/* The compact "diag" object of a run record (kind, counts, top folds). */
+void diag_write_record(const struct diag *d, struct dbuf *out);
+
+/*
+ * Signature evidence of the hang: kind = the classification name, key
+ * line "hang: KIND", frames = the culprit functions: the top program frame
+ * of the threads that decide the class (busy ones for a livelock, blocked
+ * ones for a deadlock...), most frequent first, then the others.
+ */
+void diag_evidence(const struct diag *d, struct evidence *ev);
+
+/*
+ * End every Python process of the tree that has faulthandler enabled with
+ * SIGABRT, so that it prints all threads' tracebacks to its stderr, and
+ * wait up to wait_ms for them to die. Returns the number signalled.
+ */
+int diag_python_end(const struct diag *d, int wait_ms);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * proctree.c: a run's process tree from one scan of /proc (see proctree.h).
+ *
+ * One scan of every /proc/PID/stat, not the task/TID/children files: the
+ * scan works on kernels built without CONFIG_PROC_CHILDREN, costs a few
+ * milliseconds, and gives every parent link at the same moment.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diagnose/procfs.h"
+#include "diagnose/proctree.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static bool in_tree(const struct proctree *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->v[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void add_subtree(struct proctree *t, const struct proctree_proc *all, size_t nr,
+			size_t idx, int depth, bool adopted)
+{
+	if (in_tree(t, all[idx].pid) || depth > 64)
+		return;
+	ALLOC_GROW(t->v, t->nr + 1, t->alloc);
+	struct proctree_proc *p = &t->v[t->nr++];
+	*p = all[idx];
+	p->depth = depth;
+	p->adopted = adopted;
+	for (size_t i = 0; i < nr; i++)
+		if (all[i].ppid == all[idx].pid && all[i].pid != all[idx].pid)
+			add_subtree(t, all, nr, i, depth + 1, adopted);
+}
+
+void proctree_build(struct proctree *t, const struct proctree_proc *all, size_t nr,
+		    pid_t root, pid_t adopter, proctree_adopt_fn *adopt, void *ctx)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (all[i].pid == root)
+			add_subtree(t, all, nr, i, 0, false);
+	if (!adopter || !adopt)
+		return;
+	for (size_t i = 0; i < nr; i++)
+		if (all[i].ppid == adopter && all[i].pid != root && !in_tree(t, all[i].pid) &&
+		    adopt(all[i].pid, ctx))
+			add_subtree(t, all, nr, i, 0, true);
+}
+
+int proctree_collect(struct proctree *t, pid_t root, proctree_adopt_fn *adopt, void *ctx)
+{
+	pid_t *pids;
+	int n = procfs_all_pids(&pids);
+	if (n < 0)
+		return n;
+	struct proctree_proc *all = xcalloc((size_t)n + 1, sizeof(*all));
+	size_t nr = 0;
+	char buf[1024];
+	for (int i = 0; i < n; i++) {
+		int fd = procfs_open(pids[i]);
+		if (fd < 0)
+			continue;
+		struct procfs_stat st;
+		if (procfs_read(fd, "stat", buf, sizeof(buf)) > 0 && !procfs_parse_stat(buf, &st)) {
+			all[nr].pid = st.pid;
+			all[nr].ppid = st.ppid;
+			memcpy(all[nr].comm, st.comm, sizeof(all[nr].comm));
+			nr++;
+		}
+		close(fd);
+	}
+	free(pids);
+	size_t before = t->nr;
+	proctree_build(t, all, nr, root, getpid(), adopt, ctx);
+	free(all);
+	return t->nr > before ? 0 : -ESRCH;
+}
+
+bool proctree_env_match(pid_t pid, void *ctx)
+{
+	const char *want = ctx;
+	const char *eq = strchr(want, '=');
+	if (!eq)
+		return false;
+	int fd = procfs_open(pid);
+	if (fd < 0)
+		return false;
+	size_t cap = 1 << 17;
+	char *buf = xmalloc(cap);
+	long len = procfs_read(fd, "environ", buf, cap);
+	close(fd);
+	bool match = false;
+	if (len > 0) {
+		char name[128];
+		size_t nl = (size_t)(eq - want);
+		if (nl < sizeof(name)) {
+			memcpy(name, want, nl);
+			name[nl] = '\0';
+			size_t vl;
+			const char *v = procfs_environ_get(buf, (size_t)len, name, &vl);
+			match = v && vl == strlen(eq + 1) && !memcmp(v, eq + 1, vl);
+		}
+	}
+	free(buf);
+	return match;
+}
+
+void proctree_release(struct proctree *t)
+{
+	free(t->v);
+	t->v = NULL;
+	t->nr = t->alloc = 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * chaos.h: schedule perturbation of a run, from outside (`--chaos threads`)
+ * and from inside (`--chaos sync`, the preload library's environment).
+ *
+ * Thread chaos, in the spirit of PCT (Burckhardt et al., ASPLOS 2010): at a
+ * few seeded change points per run, every thread of the run gets
+ * a random priority (SCHED_IDLE, else nice 19, for a random share of them;
+ * SCHED_OTHER for the others) and a CPU (all packed onto one, each on a
+ * random one, or the whole set), so a low-priority thread really stalls,
+ * sometimes inside its race window, while the others run. Each perturbation
+ * lasts a bounded window and is then undone (normal priority, the run's
+ * CPU set), and threads that appear inside a window are drawn too: a
+ * correct program that spins on another thread is slowed for a window, never
+ * starved into a false "hang". The engine calls chaos_tick() from its loop;
+ * chaos_next_ns() says when the next tick is due. Everything follows from
+ * the run's seed except the timing of the ticks themselves.
+ *
+ * Where the change points fall: PCT draws them uniformly over the length of
+ * the execution. When the caller knows how long a run of this command
+ * usually takes (the span: the mean of the configuration's finished runs),
+ * the points are uniform over 1.25 spans and each window lasts a fixed
+ * share of the span (10 ms to 250 ms), so a race at the end of a run (a
+ * shutdown handshake) is as exposed as one at its start. Without a span
+ * (the first runs) the gaps grow instead, 15 ms and doubling, the first one
+ * early, since many races are in start-up.
+ *
+ * A vanished thread or process is a normal result; the functions return
+ * nothing and never fail the run.
+ */
+#ifndef JOSTLE_CHAOS_H
+#define JOSTLE_CHAOS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pressure/cpuset.h"
+#include "util/strvec.h"
+
+enum chaos_mode {
+	CHAOS_NONE = 0,
+	CHAOS_THREADS = 1,
+	CHAOS_SYNC = 2,
+	CHAOS_ALL = 3,     /* THREADS | SYNC */
+	CHAOS_AUTO = 4,    /* the portfolio chooses per run */
+};
+
+/* "none" ... "auto"; chaos_mode_parse returns 0 or -EINVAL. */
+const char *chaos_mode_name(enum chaos_mode m);
+int chaos_mode_parse(const char *s, enum chaos_mode *out);
+
+#define CHAOS_MAX_TIDS 256
+#define CHAOS_MAX_CHANGES 12
+
+struct chaos_run {
+	pid_t pid;
+	uint64_t rng;
+	struct cpuset cpus;        /* the CPUs threads may be moved between */
+	int64_t next_ns;           /* next change point (monotonic) */
+	int64_t restore_ns;        /* end of the current window, 0 outside one */
+	int64_t last_ns;           /* last tick */
+	int changes_left;
+	int64_t gap_ns;            /* first gap; each next one about doubles */
+	int64_t window_ns;         /* how long one perturbation lasts */
+	int64_t span_ns;           /* the usual run length, 0: unknown */
+	int how;                   /* this window: 0 pack, 1 spread, 2 whole set */
+	int pack_cpu;
+	double low_share;
+	int ntids;
+	pid_t tid[CHAOS_MAX_TIDS]; /* threads seen */
+	int64_t start_ns;
+	int64_t at_ns[CHAOS_MAX_CHANGES]; /* with a span: the change points, sorted */
+	int changes;               /* change points applied (for the record) */
+	int moves;                 /* policy/affinity changes made */
+};
+
+/*
+ * Start perturbing run PID. cpus: the run's CPU set (empty: all available).
+ * intensity 0..2 scales the number of change points and how often they come.
+ * span_ns: the usual length of a run (0: unknown), see above.
+ */
+void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpuset *cpus,
+		 int intensity, int64_t span_ns, int64_t now_ns);
+
+/* When the run next wants a tick (monotonic ns). */
+int64_t chaos_next_ns(const struct chaos_run *c);
+
+/* Assign new threads; at a change point, redraw everything. */
+void chaos_tick(struct chaos_run *c, int64_t now_ns);
+
+/*
+ * The environment of a `--chaos sync` run: prepend LIB to LD_PRELOAD
+ * (keeping what the user had), set JOSTLE_CHAOS_PROB / JOSTLE_CHAOS_MAX_US,
+ * and let an ASan-built program accept a preload ahead of its runtime.
+ */
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us);
+
+/*
+ * Where libjostle-chaos.so is: $JOSTLE_CHAOS_LIB, else next to the jostle
+ * binary, else ../lib/jostle/ relative to it. Returns a new string or NULL.
+ */
+char *chaos_find_lib(void);
+
+/* The preload probability and maximum delay of an intensity level 0..2. */
+void chaos_sync_level(int intensity, double *prob, int *max_us);
+
+#endif

@@ -1,0 +1,665 @@
+/*
+ * pressure.c: the engine's one interface to pressure and chaos (see
+ * pressure.h). The mechanisms live in their own files (cpuset, cgroup,
+ * noise, chaos, portfolio); this file decides, per run, which of them
+ * apply, and keeps the per-run state the engine must not know about.
+ *
+ * Runs are launched in stints of one configuration (portfolio.h says why);
+ * a new stint starts only when the previous one has drained, and that is
+ * also when noise is switched on or off, so every run of a stint sees the
+ * same background.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pressure/pressure.h"
+#include "results/stats.h"
+#include "util/jsonw.h"
+#include "util/rng.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+void pressure_opts_init(struct pressure_opts *po)
+{
+	memset(po, 0, sizeof(*po));
+	po->intensity = 1;
+}
+
+int pressure_option(struct pressure_opts *po, const char *name, const char *val,
+		    char *why, size_t whylen)
+{
+	char reason[256];
+
+	po->any = true;
+	if (!strcmp(name, "cpus")) {
+		struct cpuset tmp;
+		if (!*val || (strpbrk(val, ",-") && cpuset_parse_list(val, &tmp) < 0)) {
+			snprintf(why, whylen, "--cpus '%.100s' is not a CPU count or list; expected e.g. 2, 0, 0-1, 0,2-3", val);
+			return -EINVAL;
+		}
+		po->cpus_arg = val;
+		return 0;
+	}
+	if (!strcmp(name, "cpu-quota")) {
+		char *end;
+		double q = strtod(val, &end);
+		if (end == val || *end || !(q > 0) || q > 4096) {
+			snprintf(why, whylen, "--cpu-quota '%.100s' is not a CPU fraction; expected e.g. 0.5 (of one CPU) or 1.5", val);
+			return -EINVAL;
+		}
+		po->quota = q;
+		return 0;
+	}
+	if (!strcmp(name, "noise")) {
+		if (noise_parse(val, &po->noise, reason, sizeof(reason)) < 0) {
+			snprintf(why, whylen, "--noise '%.100s': %s", val, reason);
+			return -EINVAL;
+		}
+		po->noise_set = !noise_empty(&po->noise);
+		return 0;
+	}
+	if (!strcmp(name, "chaos")) {
+		if (chaos_mode_parse(val, &po->chaos) < 0) {
+			snprintf(why, whylen, "--chaos '%.100s' is not a chaos mode; expected none, threads, sync, all or auto", val);
+			return -EINVAL;
+		}
+		po->chaos_set = true;
+		return 0;
+	}
+	if (!strcmp(name, "chaos-level")) {
+		if (strlen(val) != 1 || val[0] < '0' || val[0] > '2') {
+			snprintf(why, whylen, "--chaos-level '%.100s' is not a level; expected 0, 1 or 2", val);
+			return -EINVAL;
+		}
+		po->intensity = val[0] - '0';
+		return 0;
+	}
+	snprintf(why, whylen, "internal error: unknown pressure option '%.40s'", name);
+	return -EINVAL;
+}
+
+unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set)
+{
+	bool is_auto = po->any && !po->replay && (!po->chaos_set || po->chaos == CHAOS_AUTO);
+
+	po->base_jobs = jobs;
+	po->crowd_jobs = jobs;
+	if (is_auto && !jobs_set && jobs <= 1024) {
+		/* a crowd of 4 per CPU; slots for two of them side by side
+		 * (a one-CPU crowd on each CPU, portfolio.h) */
+		po->crowd_jobs = 4 * jobs;
+		return 8 * jobs;
+	}
+	return jobs;
+}
+
+static const struct pconfig *arm_cfg(const struct pressure *p, int a)
+{
+	return &p->pf.arm[a].cfg;
+}
+
+static unsigned arm_jobs(const struct pressure *p, int a)
+{
+	unsigned j = (unsigned)arm_cfg(p, a)->jobs;
+	unsigned base = p->po->base_jobs && p->po->base_jobs < p->jobs ? p->po->base_jobs : p->jobs;
+
+	if (!j)
+		return base;
+	return j < p->jobs ? j : p->jobs;
+}
+
+int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, uint64_t seed,
+		   char *why, size_t whylen)
+{
+	struct cpuset all;
+	char reason[512];
+	bool need_cg = false, need_lib = false;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->po = po;
+	p->jobs = jobs;
+	p->on = po->any || po->replay;
+	if (!p->on)
+		return 0;
+	rc = cpuset_available(&all);
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot read the CPUs available: %s", strerror(-rc));
+		return rc;
+	}
+	p->avail = all;
+	if (po->replay && po->replay_cpus[0]) {
+		/* a recorded set is always a list ("1" is CPU 1, not a count) */
+		bool ok = cpuset_parse_list(po->replay_cpus, &p->avail) == 0 && p->avail.n;
+		for (int i = 0; ok && i < p->avail.n; i++)
+			ok = cpuset_has(&all, p->avail.cpu[i]);
+		if (!ok) {
+			snprintf(why, whylen, "--replay: the recorded CPUs '%s' are not available here", po->replay_cpus);
+			return -EINVAL;
+		}
+		p->restricted = true;
+	} else if (po->cpus_arg) {
+		if (cpuset_resolve(po->cpus_arg, &all, &p->avail, reason, sizeof(reason)) < 0) {
+			snprintf(why, whylen, "--cpus '%.100s' %s", po->cpus_arg, reason);
+			return -EINVAL;
+		}
+		p->restricted = true;
+	}
+	p->noise_spec = po->noise;
+	if (!po->noise_set)
+		p->noise_spec.cpu = p->avail.n; /* the default noise: one spinner per CPU */
+	p->jitter_spec.jitter = p->avail.n;
+	if (po->replay) {
+		portfolio_init_one(&p->pf, &po->replay_cfg);
+	} else if (po->chaos_set && po->chaos != CHAOS_AUTO) {
+		struct pconfig c = { .name = chaos_mode_name(po->chaos), .noise = po->noise_set,
+				     .chaos = po->chaos, .intensity = po->intensity };
+		portfolio_init_one(&p->pf, &c);
+	} else {
+		struct portfolio_fixed fixed = { .cpus = p->restricted, .noise = po->noise_set };
+		unsigned base = po->base_jobs && po->base_jobs < jobs ? po->base_jobs : jobs;
+		unsigned crowd = po->crowd_jobs && po->crowd_jobs < jobs ? po->crowd_jobs : jobs;
+		portfolio_init_auto(&p->pf, seed, p->avail.n, (int)base, (int)crowd, (int)jobs, &fixed);
+		p->is_auto = true;
+		if (po->noise_set)
+			for (int a = 0; a < p->pf.n; a++)
+				p->pf.arm[a].cfg.noise = true;
+	}
+	for (int a = 0; a < p->pf.n; a++) {
+		const struct pconfig *c = arm_cfg(p, a);
+		if (c->ncpus > 0)
+			need_cg = true;
+		if (c->chaos & CHAOS_SYNC)
+			need_lib = true;
+	}
+	if (p->restricted || po->quota > 0)
+		need_cg = true;
+	p->cpus_via = "affinity";
+	if (need_cg) {
+		/* JOSTLE_CGROUP=off: never use cgroups (tests of the affinity
+		 * path; machines where jostle must not touch the hierarchy) */
+		const char *env = getenv("JOSTLE_CGROUP");
+		if (env && !strcmp(env, "off")) {
+			rc = -EPERM;
+			snprintf(reason, sizeof(reason), "cgroups are turned off (JOSTLE_CGROUP=off)");
+		} else {
+			rc = cgroup_open(&p->cg, po->quota > 0, reason, sizeof(reason));
+		}
+		if (rc < 0 && po->quota > 0) {
+			snprintf(why, whylen, "--cpu-quota needs a writable cgroup with the cpu controller: %s "
+				 "(run as root, or drop --cpu-quota and use --cpus)", reason);
+			return rc;
+		}
+		if (rc == 0)
+			p->cpus_via = cgroup_kind_name(p->cg.kind);
+	}
+	if (need_lib) {
+		p->lib = chaos_find_lib();
+		if (!p->lib) {
+			snprintf(why, whylen, "--chaos sync needs libjostle-chaos.so next to the jostle binary "
+				 "or in $JOSTLE_CHAOS_LIB; it was not found");
+			cgroup_close(&p->cg);
+			return -ENOENT;
+		}
+	}
+	p->runs = xcalloc(jobs, sizeof(*p->runs));
+	p->arm = -1;
+	p->next_arm = -1;
+	return 0;
+}
+
+static int arm_groups(const struct pressure *p, int a)
+{
+	int g = arm_cfg(p, a)->groups;
+
+	return g > 1 ? g : 1;
+}
+
+/*
+ * Whether an arm's CPU sets move stint by stint: a smaller set whose groups
+ * leave CPUs out rotates over them, so no CPU is always spared.
+ */
+static bool rotates(const struct pressure *p, int a)
+{
+	const struct pconfig *c = arm_cfg(p, a);
+
+	return c->ncpus > 0 && c->ncpus * arm_groups(p, a) < p->avail.n;
+}
+
+/* The CPUs of group g of the current stint's arm. */
+static void group_cpus(const struct pressure *p, int g, struct cpuset *out)
+{
+	const struct pconfig *c = arm_cfg(p, p->arm);
+
+	if (c->ncpus > 0 && c->ncpus < p->avail.n) {
+		int off = rotates(p, p->arm) ? (int)(p->stints % (uint64_t)p->avail.n) : 0;
+		out->n = 0;
+		for (int i = 0; i < c->ncpus; i++)
+			out->cpu[out->n++] = p->avail.cpu[(off + g * c->ncpus + i) % p->avail.n];
+		/* keep it sorted for printing */
+		for (int i = 1; i < out->n; i++)
+			for (int j = i; j > 0 && out->cpu[j - 1] > out->cpu[j]; j--) {
+				unsigned short t = out->cpu[j];
+				out->cpu[j] = out->cpu[j - 1];
+				out->cpu[j - 1] = t;
+			}
+	} else {
+		*out = p->avail;
+	}
+}
+
+/* The group with the fewest runs in flight (runs of the stint's arm fill
+ * the groups evenly; runs of an earlier arm of the same layout count). */
+static int emptiest_group(const struct pressure *p)
+{
+	int groups = arm_groups(p, p->arm), best = 0;
+	unsigned best_n = UINT_MAX;
+
+	for (int g = 0; g < groups; g++) {
+		unsigned n = 0;
+		for (unsigned i = 0; i < p->jobs; i++)
+			n += p->runs[i].used && p->runs[i].group == g;
+		if (n < best_n) {
+			best_n = n;
+			best = g;
+		}
+	}
+	return best;
+}
+
+/* The background an arm runs with: the noise hogs, the jitter preempters, or none. */
+static const struct noise_spec *arm_noise(const struct pressure *p, int a)
+{
+	const struct pconfig *c = arm_cfg(p, a);
+
+	return c->noise ? &p->noise_spec : c->jitter ? &p->jitter_spec : NULL;
+}
+
+static void new_stint(struct pressure *p, int arm)
+{
+	const struct noise_spec *had = p->arm >= 0 ? arm_noise(p, p->arm) : NULL;
+	struct cpuset cpus;
+
+	p->arm = arm;
+	p->next_arm = -1;
+	p->stint_left = p->is_auto ? portfolio_stint(&p->pf, p->arm, (int)arm_jobs(p, p->arm)) : INT_MAX;
+	p->stints++;
+	group_cpus(p, 0, &cpus);
+	const struct noise_spec *want = arm_noise(p, p->arm);
+	if (had && (p->is_auto || want != had))
+		noise_stop(&p->noise);
+	if (want && p->noise.pgid == 0) {
+		/* A hog that cannot start is not worth failing the series for:
+		 * the record says what ran ("noise" is "" then). */
+		if (noise_start(&p->noise, want, &cpus) < 0)
+			memset(&p->noise, 0, sizeof(p->noise));
+	}
+}
+
+/*
+ * Whether runs of arm b may start while runs of arm a still run: only when
+ * b changes nothing the runs share. Noise and the layout of CPU sets are
+ * the machine every run of the stint sees; concurrency, thread chaos and
+ * the preload library are each run's own, so switching between those needs
+ * no drain (a drain idles the slots until the slowest run of the stint
+ * ends). That includes the next stint of a small-set arm whose groups
+ * cover every CPU: nothing moves.
+ */
+static bool shares_machine(const struct pressure *p, int a, int b)
+{
+	const struct pconfig *x = arm_cfg(p, a), *y = arm_cfg(p, b);
+	bool x_all = x->ncpus <= 0 || x->ncpus >= p->avail.n;
+	bool y_all = y->ncpus <= 0 || y->ncpus >= p->avail.n;
+
+	if (x->noise != y->noise || x->jitter != y->jitter)
+		return false;
+	if (x_all || y_all)
+		return x_all && y_all;
+	return x->ncpus == y->ncpus && arm_groups(p, a) == arm_groups(p, b) &&
+	       !rotates(p, a) && !rotates(p, b);
+}
+
+bool pressure_may_launch(struct pressure *p, unsigned active)
+{
+	if (!p->on)
+		return true;
+	if (p->stint_left <= 0 || p->arm < 0) {
+		if (p->next_arm < 0)
+			p->next_arm = portfolio_pick(&p->pf);
+		if (active > 0 && (p->arm < 0 || !shares_machine(p, p->arm, p->next_arm)))
+			return false;
+		new_stint(p, p->next_arm);
+	}
+	return active < arm_jobs(p, p->arm);
+}
+
+static struct pressure_run *find_run(struct pressure *p, uint64_t index)
+{
+	for (unsigned i = 0; i < p->jobs; i++)
+		if (p->runs[i].used && p->runs[i].index == index)
+			return &p->runs[i];
+	return NULL;
+}
+
+/*
+ * Thread chaos spreads its change points over the usual length of a run:
+ * the mean of this configuration's finished runs once there are 3, else of
+ * all finished runs (another configuration's runs are a fair first guess;
+ * 0 before any, which keeps the growing gaps), or the recorded span on
+ * replay.
+ */
+static int64_t span_of(const struct pressure *p, const struct pconfig *c, int arm)
+{
+	const struct parm *a = &p->pf.arm[arm];
+	uint64_t runs = 0;
+	double wall = 0;
+
+	if (p->po->replay)
+		return (int64_t)c->span_ms * 1000000;
+	if (a->runs >= 3)
+		return (int64_t)(a->wall_s / (double)a->runs * 1e9);
+	for (int i = 0; i < p->pf.n; i++) {
+		runs += p->pf.arm[i].runs;
+		wall += p->pf.arm[i].wall_s;
+	}
+	return runs >= 3 ? (int64_t)(wall / (double)runs * 1e9) : 0;
+}
+
+/* spawn's before_exec: the child exists and has not exec'd yet. */
+static int cgroup_hook(pid_t pid, void *arg)
+{
+	struct pressure_run *r = arg;
+
+	return cgroup_attach(r->cg, r->cg_name, pid);
+}
+
+static void config_json(struct pressure *p, struct pressure_run *r, const struct pconfig *c)
+{
+	struct dbuf b;
+	char list[256], nz[128] = "";
+
+	dbuf_init(&b, 4096);
+	cpuset_format(r->cpus.n ? &r->cpus : &p->avail, list, sizeof(list));
+	const struct noise_spec *bg = arm_noise(p, r->arm);
+	if (bg && p->noise.pgid)
+		noise_format(bg, nz, sizeof(nz));
+	dbuf_addc(&b, '{');
+	jsonw_kstr(&b, "arm", c->name);
+	dbuf_addc(&b, ',');
+	jsonw_kstr(&b, "cpus", list);
+	dbuf_addc(&b, ',');
+	jsonw_kstr(&b, "cpus_via", r->cpus.n ? (r->cgroup ? p->cpus_via : "affinity") : "none");
+	dbuf_addc(&b, ',');
+	jsonw_kdbl(&b, "cpu_quota", p->po->quota);
+	dbuf_addc(&b, ',');
+	/* the runs that shared this run's CPUs (one group's): what a replay starts */
+	jsonw_kint(&b, "jobs", (int64_t)(arm_jobs(p, r->arm) / (unsigned)arm_groups(p, r->arm)));
+	dbuf_addc(&b, ',');
+	jsonw_kstr(&b, "noise", nz);
+	dbuf_addc(&b, ',');
+	jsonw_kstr(&b, "chaos", chaos_mode_name(c->chaos));
+	dbuf_addc(&b, ',');
+	jsonw_kint(&b, "level", c->intensity);
+	if (c->chaos & CHAOS_THREADS) {
+		dbuf_addc(&b, ',');
+		jsonw_kint(&b, "span_ms", r->span_ns / 1000000);
+	}
+	if (c->chaos & CHAOS_SYNC) {
+		dbuf_addc(&b, ',');
+		jsonw_kdbl(&b, "sync_prob", r->prob);
+		dbuf_addc(&b, ',');
+		jsonw_kint(&b, "sync_max_us", r->max_us);
+	}
+	if (p->po->replay) {
+		dbuf_addc(&b, ',');
+		jsonw_kuint(&b, "replay_of", p->po->replay_run);
+	}
+	dbuf_addc(&b, '}');
+	r->config_json = dbuf_detach(&b, NULL);
+}
+
+static void run_release(struct pressure_run *r)
+{
+	strvec_release(&r->env);
+	free(r->config_json);
+	memset(r, 0, sizeof(*r));
+}
+
+char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed, char *const *envp,
+			      const cpu_set_t **affinity, int (**hook)(pid_t, void *),
+			      void **hook_arg, int *err)
+{
+	struct pressure_run *r = NULL;
+	const struct pconfig *c;
+	struct cpuset cpus;
+
+	*affinity = NULL;
+	*hook = NULL;
+	*hook_arg = NULL;
+	*err = 0;
+	if (!p->on || !p->runs)
+		return envp;
+	for (unsigned i = 0; i < p->jobs && !r; i++)
+		if (!p->runs[i].used)
+			r = &p->runs[i];
+	if (!r) {
+		*err = -EBUSY;
+		return NULL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->used = true;
+	r->index = index;
+	r->arm = p->arm;
+	c = arm_cfg(p, p->arm);
+	if (p->po->replay)
+		*seed = p->po->replay_seed;
+	r->group = emptiest_group(p);
+	group_cpus(p, r->group, &cpus);
+	if (p->restricted || c->ncpus > 0)
+		r->cpus = cpus;
+	if ((r->cpus.n || p->po->quota > 0) && p->cg.kind != CGROUP_NONE) {
+		int rc;
+		snprintf(r->cg_name, sizeof(r->cg_name), "run-%" PRIu64, index);
+		rc = cgroup_make(&p->cg, r->cg_name, r->cpus.n ? &r->cpus : NULL, p->po->quota);
+		if (rc < 0) {
+			*err = rc;
+			run_release(r);
+			return NULL;
+		}
+		r->cgroup = true;
+		r->cg = &p->cg;
+		*hook = cgroup_hook;
+		*hook_arg = r;
+	}
+	if (r->cpus.n) {
+		cpuset_to_mask(&r->cpus, &r->mask);
+		*affinity = &r->mask;
+	}
+	r->threads = (c->chaos & CHAOS_THREADS) != 0;
+	if (r->threads)
+		r->span_ns = span_of(p, c, r->arm);
+	/* the chaos generator of this run follows from its seed */
+	r->chaos.rng = *seed;
+	if ((c->chaos & CHAOS_SYNC) || p->po->replay) {
+		for (char *const *e = envp; *e; e++)
+			strvec_push(&r->env, *e);
+		if (c->chaos & CHAOS_SYNC) {
+			chaos_sync_level(c->intensity, &r->prob, &r->max_us);
+			if (c->sync_prob > 0)
+				r->prob = c->sync_prob;
+			if (c->sync_max_us > 0)
+				r->max_us = c->sync_max_us;
+			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us);
+		}
+		if (p->po->replay) {
+			char v[32];
+			snprintf(v, sizeof(v), "%" PRIu64, p->po->replay_run);
+			strvec_setenv(&r->env, "JOSTLE_RUN", v);
+			snprintf(v, sizeof(v), "%" PRIu64, *seed);
+			strvec_setenv(&r->env, "JOSTLE_SEED", v);
+		}
+	}
+	config_json(p, r, c);
+	portfolio_started(&p->pf, r->arm);
+	p->stint_left--;
+	p->active++;
+	return r->env.v ? r->env.v : envp;
+}
+
+void pressure_abandon(struct pressure *p, uint64_t index)
+{
+	struct pressure_run *r;
+
+	if (!p->on || !p->runs || !(r = find_run(p, index)))
+		return;
+	if (r->cgroup)
+		cgroup_remove(&p->cg, r->cg_name);
+	portfolio_dropped(&p->pf, r->arm);
+	run_release(r);
+	p->stint_left++;
+	p->active--;
+}
+
+void pressure_started(struct pressure *p, uint64_t index, pid_t pid, int64_t now_ns)
+{
+	struct pressure_run *r;
+
+	if (!p->on || !p->runs || !(r = find_run(p, index)))
+		return;
+	r->pid = pid;
+	if (r->threads) {
+		const struct pconfig *c = arm_cfg(p, r->arm);
+		uint64_t seed = r->chaos.rng;
+		chaos_start(&r->chaos, pid, seed, r->cpus.n ? &r->cpus : &p->avail, c->intensity,
+			    r->span_ns, now_ns);
+	}
+}
+
+const char *pressure_config_json(struct pressure *p, uint64_t index)
+{
+	struct pressure_run *r;
+
+	if (!p->on || !p->runs || !(r = find_run(p, index)) || !r->config_json)
+		return "{}";
+	return r->config_json;
+}
+
+int64_t pressure_next_ns(const struct pressure *p)
+{
+	int64_t t = INT64_MAX;
+
+	if (!p->on || !p->runs)
+		return t;
+	for (unsigned i = 0; i < p->jobs; i++) {
+		const struct pressure_run *r = &p->runs[i];
+		if (r->used && r->threads && r->pid > 0) {
+			int64_t n = chaos_next_ns(&r->chaos);
+			if (n < t)
+				t = n;
+		}
+	}
+	return t;
+}
+
+void pressure_tick(struct pressure *p, int64_t now_ns)
+{
+	if (!p->on || !p->runs)
+		return;
+	for (unsigned i = 0; i < p->jobs; i++) {
+		struct pressure_run *r = &p->runs[i];
+		if (r->used && r->threads && r->pid > 0 && now_ns >= chaos_next_ns(&r->chaos))
+			chaos_tick(&r->chaos, now_ns);
+	}
+}
+
+void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s)
+{
+	struct pressure_run *r;
+
+	if (!p->on || !p->runs || !(r = find_run(p, index)))
+		return;
+	if (wall_s >= 0)
+		portfolio_feedback(&p->pf, r->arm, failed, wall_s);
+	else
+		portfolio_dropped(&p->pf, r->arm);
+	if (r->cgroup)
+		cgroup_remove(&p->cg, r->cg_name);
+	run_release(r);
+	p->active--;
+}
+
+void pressure_settings_json(const struct pressure *p, struct dbuf *b)
+{
+	char list[256], nz[128] = "";
+
+	if (!p->on)
+		return;
+	cpuset_format(&p->avail, list, sizeof(list));
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "cpus", p->restricted ? list : NULL);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "cpus_via", p->cpus_via);
+	dbuf_addc(b, ',');
+	jsonw_kdbl(b, "cpu_quota", p->po->quota);
+	if (p->po->noise_set)
+		noise_format(&p->po->noise, nz, sizeof(nz));
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "noise", nz);
+	dbuf_addc(b, ',');
+	jsonw_kstr(b, "chaos", p->is_auto ? "auto" : chaos_mode_name(arm_cfg(p, 0)->chaos));
+	dbuf_addc(b, ',');
+	jsonw_kint(b, "chaos_level", p->po->intensity);
+	if (p->po->replay) {
+		dbuf_addc(b, ',');
+		jsonw_kuint(b, "replay_of", p->po->replay_run);
+	}
+}
+
+void pressure_summary_print(const struct pressure *p, FILE *f)
+{
+	if (!p->on || !p->pf.n)
+		return;
+	fprintf(f, "failure rate per configuration (%s; CPUs via %s):\n",
+		p->is_auto ? "--chaos auto" : "fixed", p->cpus_via);
+	fprintf(f, "  %-14s %6s %6s %7s  %-16s %9s\n", "config", "runs", "fails", "rate", "95% interval",
+		"fails/min");
+	for (int a = 0; a < p->pf.n; a++) {
+		const struct parm *r = &p->pf.arm[a];
+		double lo, hi;
+		char iv[48];
+		stats_wilson(r->fails, r->runs, 1.96, &lo, &hi);
+		snprintf(iv, sizeof(iv), "[%.1f%%, %.1f%%]", 100 * lo, 100 * hi);
+		/* what the arm would yield with the machine to itself: its
+		 * failures over its run time divided by its concurrency */
+		double slot_s = r->wall_s / (double)arm_jobs(p, a);
+		fprintf(f, "  %-14s %6" PRIu64 " %6" PRIu64 " %6.1f%%  %-16s %9.1f\n", r->cfg.name,
+			r->runs, r->fails, r->runs ? 100.0 * (double)r->fails / (double)r->runs : 0.0,
+			iv, slot_s > 0 ? 60.0 * (double)r->fails / slot_s : 0.0);
+	}
+	if (p->is_auto)
+		fprintf(f, "  (fails/min: an arm's failures per minute of its runs' time divided by its "
+			"concurrency, what auto maximizes)\n");
+}
+
+void pressure_stop(struct pressure *p)
+{
+	if (!p->on || !p->runs)
+		return;
+	noise_stop(&p->noise);
+	if (p->runs) {
+		for (unsigned i = 0; i < p->jobs; i++)
+			if (p->runs[i].used)
+				run_release(&p->runs[i]);
+	}
+	cgroup_close(&p->cg);
+	free(p->runs);
+	p->runs = NULL;
+	free(p->lib);
+	p->lib = NULL;
+	/* p->on stays: the summary functions still read the portfolio */
+}

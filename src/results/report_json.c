@@ -1,0 +1,189 @@
+/*
+ * report_json.c: summary.json, the machine-readable summary of a results
+ * directory (schema in docs/FORMAT.md). `jostle run` and `jostle merge`
+ * write it at the end through report_write_results(); `jostle report
+ * --format json` prints it.
+ * Strings from program output go through jsonw (escaped, UTF-8 repaired);
+ * objects copied from runs.jsonl (settings, config, diag) are re-serialized
+ * by cJSON, so they are valid JSON whatever the line held.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/report.h"
+#include "results/stats.h"
+#include "util/jsonw.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static void kraw(struct dbuf *b, const char *key, const char *json)
+{
+	jsonw_key(b, key);
+	dbuf_adds(b, json ? json : "null");
+}
+
+static void rate_members(struct dbuf *b, uint64_t k, uint64_t n)
+{
+	double lo, hi;
+	stats_wilson(k, n, STATS_Z95, &lo, &hi);
+	jsonw_kdbl(b, "rate", n ? (double)k / (double)n : 0.0);
+	jsonw_kdbl(b, "rate_lo", lo);
+	jsonw_kdbl(b, "rate_hi", hi);
+}
+
+/* "runs", the failures under fails_key, and their rate. */
+static void group_members(struct dbuf *b, const struct results_group *g, const char *fails_key)
+{
+	jsonw_kuint(b, "runs", g->runs);
+	jsonw_kuint(b, fails_key, g->fails);
+	rate_members(b, g->fails, g->runs);
+}
+
+/* key: one object per group (matrix cell, chaos arm), named under
+ * name_key, tested against the rest (report_groups). */
+static void kcells(struct dbuf *b, const char *key, const struct results_group *g, size_t n,
+		   const char *name_key, const char *fails_key)
+{
+	struct report_cell *cells = xcalloc(n + 1, sizeof(*cells));
+	report_groups(g, n, cells);
+	jsonw_key(b, key);
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < n; i++) {
+		const struct report_cell *c = &cells[i];
+		if (i)
+			dbuf_addc(b, ',');
+		dbuf_addc(b, '{');
+		jsonw_kstr(b, name_key, c->g->key);
+		group_members(b, c->g, fails_key);
+		jsonw_kdbl(b, "p_vs_rest", c->p);
+		jsonw_kbool(b, "differs", c->differs);
+		dbuf_addc(b, '}');
+	}
+	dbuf_addc(b, ']');
+	free(cells);
+}
+
+static void series_obj(struct dbuf *b, const struct results_series *s)
+{
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "series", s->id);
+	jsonw_kstrs(b, "argv", s->argv.v, s->argv.nr);
+	jsonw_kstr(b, "cwd", s->cwd);
+	jsonw_kstr(b, "start", s->start);
+	jsonw_kstr(b, "seed", s->seed);
+	jsonw_kstr(b, "jostle", s->jostle);
+	jsonw_key(b, "machine");
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "hostname", s->hostname);
+	jsonw_kstr(b, "kernel", s->kernel);
+	jsonw_kint(b, "cpus", s->cpus);
+	jsonw_kdbl(b, "loadavg", s->loadavg);
+	jsonw_kint(b, "mem_mb", s->mem_mb);
+	dbuf_adds(b, "},");
+	kraw(b, "settings", s->settings);
+	jsonw_kuint(b, "runs", s->runs);
+	jsonw_kstr(b, "stop", s->stop);
+	jsonw_kbool(b, "interrupted", s->interrupted);
+	jsonw_kdbl(b, "elapsed_s", s->elapsed_s >= 0 ? s->elapsed_s : NAN);
+	dbuf_addc(b, '}');
+}
+
+static void sig_obj(struct dbuf *b, const struct results *r, const struct results_sig *s)
+{
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "id", s->id);
+	jsonw_kstr(b, "kind", s->kind);
+	jsonw_kstr(b, "key", s->key);
+	jsonw_kstr(b, "key_line", s->key_line);
+	jsonw_kstrs(b, "frames", s->frames.v, s->frames.nr);
+	jsonw_kuint(b, "count", s->count);
+	rate_members(b, s->count, r->totals.counted);
+	jsonw_kint(b, "first", s->first_run);
+	jsonw_kint(b, "last", s->last_run);
+	jsonw_kdbl(b, "first_t", s->first_t);
+	jsonw_kdbl(b, "last_t", s->last_t);
+	jsonw_kstr(b, "log", s->log);
+	jsonw_key(b, "example");
+	dbuf_addc(b, '{');
+	jsonw_kint(b, "run", s->example_run);
+	jsonw_kstr(b, "cell", s->cell);
+	jsonw_kstr(b, "dir", s->dir < r->dirs.nr ? r->dirs.v[s->dir] : NULL);
+	jsonw_kstr(b, "log", s->log);
+	jsonw_kstr(b, "stacks", s->stacks);
+	kraw(b, "diag", s->diag);
+	dbuf_adds(b, "}}");
+}
+
+int report_json(struct dbuf *b, const struct results *r)
+{
+	const struct results_totals *t = &r->totals;
+	char proof[256];
+	report_proof(proof, sizeof(proof), t->failures, t->counted);
+	dbuf_addc(b, '{');
+	jsonw_kint(b, "v", 1);
+	jsonw_kstr(b, "type", "summary");
+	jsonw_kstr(b, "jostle", JOSTLE_VERSION);
+	dbuf_addc(b, ',');
+	/* the last series that has an end line says how the series ended */
+	const struct results_series *last = NULL;
+	for (size_t i = 0; i < r->series_nr; i++)
+		if (r->series[i].ended)
+			last = &r->series[i];
+	jsonw_kstr(b, "series", r->series_nr ? r->series[0].id : NULL);
+	jsonw_kstr(b, "stop", last ? last->stop : NULL);
+	jsonw_kbool(b, "interrupted", last && last->interrupted);
+	jsonw_kdbl(b, "elapsed_s", last && last->elapsed_s >= 0 ? last->elapsed_s : NAN);
+	jsonw_key(b, "series_list");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < r->series_nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		series_obj(b, &r->series[i]);
+	}
+	dbuf_adds(b, "],");
+	jsonw_kuint(b, "runs", t->counted);
+	jsonw_kuint(b, "failures", t->failures);
+	dbuf_addc(b, ',');
+	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored" };
+	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored };
+	for (size_t i = 0; i < 5; i++) {
+		jsonw_kuint(b, names[i], vals[i]);
+		dbuf_addc(b, ',');
+	}
+	jsonw_kuint(b, "records", t->records);
+	jsonw_kuint(b, "bad_lines", t->bad_lines);
+	rate_members(b, t->failures, t->counted);
+	jsonw_kdbl(b, "upper95", stats_cp_upper(t->failures, t->counted, REPORT_ALPHA));
+	jsonw_kdbl(b, "bound", t->counted && !t->failures ? stats_cp_upper0(t->counted, REPORT_ALPHA) : NAN);
+	jsonw_kbool(b, "clean", t->counted > 0 && t->failures == 0);
+	jsonw_kstr(b, "proof", proof);
+	jsonw_kdbl(b, "wall_s_sum", t->wall_sum);
+	jsonw_kdbl(b, "wall_s_max", t->wall_max);
+	jsonw_key(b, "signatures");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < r->sigs_nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		sig_obj(b, r, &r->sigs[r->sig_order[i]]);
+	}
+	dbuf_adds(b, "],");
+	kcells(b, "cells", r->cells, r->cells_nr, "cell", "failures");
+	jsonw_key(b, "configs");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < r->configs_nr; i++) {
+		const struct results_group *g = &r->configs[i];
+		if (i)
+			dbuf_addc(b, ',');
+		dbuf_addc(b, '{');
+		kraw(b, "config", g->key);
+		group_members(b, g, "failures");
+		dbuf_addc(b, '}');
+	}
+	dbuf_adds(b, "],");
+	kcells(b, "arms", r->arms, r->arms_nr, "name", "fails");
+	dbuf_adds(b, "}\n");
+	return 0;
+}

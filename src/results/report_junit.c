@@ -1,0 +1,156 @@
+/*
+ * report_junit.c: JUnit XML, the format CI systems (Jenkins, GitLab, the
+ * GitHub test reporters) already display. One test case per failure
+ * signature (failing, with the key line, frames and a log excerpt) and one
+ * for the proof of the series, which passes exactly when no run failed.
+ * The document follows tests/junit.xsd, checked with xmllint in the tests.
+ * Program output goes through escape_html, which also removes what XML 1.0
+ * forbids even as a character reference (NUL, most control characters).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/report.h"
+#include "util/escape.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define JUNIT_LOG_HEAD 8192
+#define JUNIT_LOG_TAIL 8192
+
+/* An attribute value on one line, at most max bytes of s. */
+static void attr(struct dbuf *b, const char *s, size_t max)
+{
+	if (!s)
+		return;
+	size_t len = strlen(s);
+	struct dbuf one;
+	dbuf_init(&one, REPORT_CAP);
+	dbuf_add(&one, s, len > max ? max : len);
+	for (size_t i = 0; i < one.len; i++)
+		if (one.buf[i] == '\n' || one.buf[i] == '\r' || one.buf[i] == '\t')
+			one.buf[i] = ' ';
+	escape_html(b, dbuf_str(&one), one.len);
+	if (len > max)
+		dbuf_adds(b, "...");
+	dbuf_release(&one);
+}
+
+static void text(struct dbuf *b, const char *s)
+{
+	if (s)
+		escape_html(b, s, strlen(s));
+}
+
+int report_junit(struct dbuf *b, const struct results *r)
+{
+	const struct results_totals *t = &r->totals;
+	const struct results_series *s0 = r->series_nr ? &r->series[0] : NULL;
+	uint64_t tests = r->sigs_nr + 1, failures = r->sigs_nr + (t->failures > 0);
+	char line[256];
+	struct dbuf cmd;
+	dbuf_init(&cmd, 1 << 20);
+	if (s0)
+		report_command(&cmd, s0);
+
+	dbuf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	dbuf_addf(b, "<testsuites name=\"jostle\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64
+		  "\" errors=\"0\" time=\"%.3f\">\n", tests, failures, t->wall_sum);
+	dbuf_adds(b, "  <testsuite name=\"jostle: ");
+	attr(b, cmd.len ? cmd.buf : "(unknown command)", 200);
+	dbuf_addf(b, "\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"0\" skipped=\"0\""
+		  " time=\"%.3f\"", tests, failures, t->wall_sum);
+	if (s0 && s0->start && strlen(s0->start) >= 19) {
+		/* xs:dateTime without the trailing Z is what the schema expects */
+		char ts[20];
+		memcpy(ts, s0->start, 19);
+		ts[19] = '\0';
+		dbuf_adds(b, " timestamp=\"");
+		attr(b, ts, 19);
+		dbuf_addc(b, '"');
+	}
+	if (s0 && s0->hostname) {
+		dbuf_adds(b, " hostname=\"");
+		attr(b, s0->hostname, 200);
+		dbuf_addc(b, '"');
+	}
+	dbuf_adds(b, ">\n    <properties>\n");
+	for (size_t i = 0; i < r->series_nr && i < 20; i++) {
+		const struct results_series *s = &r->series[i];
+		dbuf_adds(b, "      <property name=\"series\" value=\"");
+		attr(b, s->id, 100);
+		dbuf_adds(b, "\"/>\n      <property name=\"seed\" value=\"");
+		attr(b, s->seed, 100);
+		dbuf_adds(b, "\"/>\n");
+	}
+	dbuf_addf(b, "      <property name=\"runs\" value=\"%" PRIu64 "\"/>\n"
+		     "      <property name=\"failures\" value=\"%" PRIu64 "\"/>\n"
+		     "    </properties>\n", t->counted, t->failures);
+
+	for (size_t i = 0; i < r->sigs_nr; i++) {
+		const struct results_sig *s = &r->sigs[r->sig_order[i]];
+		dbuf_addf(b, "    <testcase classname=\"jostle.signature\" name=\"%s ", s->id);
+		attr(b, s->kind, 64);
+		dbuf_adds(b, ": ");
+		attr(b, s->key_line ? s->key_line : s->key ? s->key : "", 160);
+		dbuf_addf(b, "\" time=\"%.3f\">\n", s->wall_sum);
+		report_rate(line, sizeof(line), s->count, t->counted);
+		dbuf_addf(b, "      <failure type=\"");
+		attr(b, s->kind, 64);
+		dbuf_addf(b, "\" message=\"%" PRIu64 " of %" PRIu64 " runs: %s\">", s->count,
+			  t->counted, line);
+		dbuf_addf(b, "signature %s, runs %" PRId64 " to %" PRId64 ", example run %" PRId64 "\n",
+			  s->id, s->first_run, s->last_run, s->example_run);
+		dbuf_adds(b, "key line: ");
+		text(b, s->key_line ? s->key_line : s->key);
+		dbuf_addc(b, '\n');
+		for (size_t f = 0; f < s->frames.nr; f++) {
+			dbuf_adds(b, "  at ");
+			text(b, s->frames.v[f]);
+			dbuf_addc(b, '\n');
+		}
+		report_diag_line(line, sizeof(line), s);
+		if (line[0]) {
+			dbuf_adds(b, "hang: ");
+			text(b, line);
+			dbuf_addc(b, '\n');
+		}
+		dbuf_adds(b, "</failure>\n");
+		struct dbuf log;
+		dbuf_init(&log, REPORT_CAP);
+		if (report_read_log(r, s, false, &log, JUNIT_LOG_HEAD, JUNIT_LOG_TAIL)) {
+			dbuf_adds(b, "      <system-out>");
+			escape_html(b, log.buf, log.len);
+			dbuf_adds(b, "</system-out>\n");
+		}
+		dbuf_reset(&log);
+		if (report_read_log(r, s, true, &log, JUNIT_LOG_HEAD, JUNIT_LOG_TAIL)) {
+			dbuf_adds(b, "      <system-err>");
+			escape_html(b, log.buf, log.len);
+			dbuf_adds(b, "</system-err>\n");
+		}
+		dbuf_release(&log);
+		dbuf_adds(b, "    </testcase>\n");
+	}
+
+	report_proof(line, sizeof(line), t->failures, t->counted);
+	dbuf_adds(b, "    <testcase classname=\"jostle.proof\" name=\"no run of ");
+	attr(b, cmd.len ? cmd.buf : "the command", 160);
+	dbuf_addf(b, " fails\" time=\"%.3f\">\n", t->wall_sum);
+	if (t->failures || !t->counted) {
+		dbuf_adds(b, "      <failure type=\"flaky\" message=\"");
+		attr(b, line, 256);
+		dbuf_adds(b, "\">");
+		text(b, line);
+		dbuf_adds(b, "</failure>\n");
+	} else {
+		dbuf_adds(b, "      <system-out>");
+		text(b, line);
+		dbuf_adds(b, "</system-out>\n");
+	}
+	dbuf_adds(b, "    </testcase>\n  </testsuite>\n</testsuites>\n");
+	dbuf_release(&cmd);
+	return 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * report_text.c: the plain-text report for a terminal (`jostle report DIR`).
+ * Short: what ran, where, the proof line, the signatures and the matrix.
+ * Program output is repaired (escape_text) so it cannot move the cursor.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/report.h"
+#include "util/escape.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static void add_clean(struct dbuf *out, const char *s, size_t max)
+{
+	if (!s)
+		return;
+	size_t len = strlen(s);
+	escape_text(out, s, len > max ? max : len);
+	if (len > max)
+		dbuf_adds(out, "...");
+}
+
+int report_text(struct dbuf *out, const struct results *r)
+{
+	const struct results_totals *t = &r->totals;
+	char line[256];
+	for (size_t i = 0; i < r->series_nr; i++) {
+		const struct results_series *s = &r->series[i];
+		struct dbuf b;
+		dbuf_init(&b, 1 << 20);
+		dbuf_adds(out, "command:  ");
+		report_command(&b, s);
+		add_clean(out, dbuf_str(&b), 400);
+		dbuf_reset(&b);
+		dbuf_adds(out, "\nmachine:  ");
+		report_machine(&b, s);
+		add_clean(out, dbuf_str(&b), 400);
+		dbuf_release(&b);
+		dbuf_addf(out, "\nseries:   %s started %s, seed %s, %" PRIu64 " runs\n",
+			  s->id ? s->id : "?", s->start ? s->start : "?", s->seed ? s->seed : "?",
+			  s->runs);
+		if (i == 4 && r->series_nr > 5) {
+			dbuf_addf(out, "(and %zu more series)\n", r->series_nr - 5);
+			break;
+		}
+	}
+	dbuf_addf(out, "runs:     %" PRIu64 " (%" PRIu64 " pass, %" PRIu64 " fail, %" PRIu64
+		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored)\n",
+		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored);
+	if (t->bad_lines)
+		dbuf_addf(out, "skipped:  %" PRIu64 " unreadable lines of runs.jsonl\n", t->bad_lines);
+	report_proof(line, sizeof(line), t->failures, t->counted);
+	dbuf_addf(out, "result:   %s\n", line);
+
+	if (r->sigs_nr) {
+		dbuf_addf(out, "\n%-10s %-9s %6s  %-28s %7s %7s  %s\n", "signature", "kind", "runs",
+			  "rate (of all runs)", "first", "last", "key line");
+		for (size_t i = 0; i < r->sigs_nr; i++) {
+			const struct results_sig *s = &r->sigs[r->sig_order[i]];
+			report_rate(line, sizeof(line), s->count, t->counted);
+			dbuf_addf(out, "%-10s %-9s %6" PRIu64 "  %-30s %7" PRId64 " %7" PRId64 "  ",
+				  s->id, s->kind, s->count, line, s->first_run, s->last_run);
+			add_clean(out, s->key_line ? s->key_line : s->key, 120);
+			dbuf_addc(out, '\n');
+			report_diag_line(line, sizeof(line), s);
+			if (line[0]) {
+				dbuf_adds(out, "           hang: ");
+				add_clean(out, line, 200);
+				dbuf_addc(out, '\n');
+			}
+			if (s->log) {
+				dbuf_addf(out, "           example: run %" PRId64 ", ", s->example_run);
+				add_clean(out, r->dirs.v[s->dir], 200);
+				dbuf_addc(out, '/');
+				add_clean(out, s->log, 200);
+				dbuf_addc(out, '\n');
+			}
+		}
+	}
+	report_text_matrix(out, r);
+	return 0;
+}
+
+static void text_groups(struct dbuf *out, const char *title, const struct results_group *g,
+			size_t n)
+{
+	char line[256];
+	if (!n)
+		return;
+	struct report_cell *cells = xcalloc(n, sizeof(*cells));
+	report_groups(g, n, cells);
+	dbuf_addf(out, "\n%-30s %7s %7s  %-30s %s\n", title, "runs", "failed",
+		  "rate", "vs the others (Fisher, Bonferroni)");
+	for (size_t i = 0; i < n; i++) {
+		const struct report_cell *c = &cells[i];
+		char p[48];
+		size_t klen = strlen(c->g->key);
+		report_rate(line, sizeof(line), c->g->fails, c->g->runs);
+		report_pval(p, sizeof(p), c->p);
+		add_clean(out, c->g->key, 60);
+		dbuf_addf(out, "%*s %7" PRIu64 " %7" PRIu64 "  %-32s %s%s\n",
+			  (int)(klen < 30 ? 30 - klen : 0), "",
+			  c->g->runs, c->g->fails, line, c->differs ? "FAILS MORE, " : "", p);
+	}
+	free(cells);
+}
+
+void report_text_matrix(struct dbuf *out, const struct results *r)
+{
+	text_groups(out, "matrix cell", r->cells, r->cells_nr);
+	text_groups(out, "chaos configuration", r->arms, r->arms_nr);
+}

@@ -1,0 +1,522 @@
+/*
+ * results.c: read runs.jsonl files and aggregate them (see results.h).
+ *
+ * Lines are parsed one at a time with cJSON and folded into counters keyed
+ * by signature, cell and configuration (small open-addressing string maps),
+ * histograms whose bins double in width as values grow, and a capped list
+ * of failure points. A line that does not parse (a writer killed mid-line)
+ * or is not an object is counted and skipped, as docs/FORMAT.md asks.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "results/results.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* ---- string -> index map ---- */
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static size_t *strmap_slot(struct strmap *m, const char *key, bool *found)
+{
+	size_t i = (size_t)hash_str(key) & (m->cap - 1);
+	while (m->keys[i]) {
+		if (!strcmp(m->keys[i], key)) {
+			*found = true;
+			return &m->vals[i];
+		}
+		i = (i + 1) & (m->cap - 1);
+	}
+	*found = false;
+	return &m->vals[i];
+}
+
+static void strmap_grow(struct strmap *m)
+{
+	struct strmap old = *m;
+	m->cap = old.cap ? old.cap * 2 : 16;
+	m->keys = xcalloc(m->cap, sizeof(*m->keys));
+	m->vals = xcalloc(m->cap, sizeof(*m->vals));
+	m->nr = 0;
+	for (size_t i = 0; i < old.cap; i++) {
+		if (!old.keys[i])
+			continue;
+		bool found;
+		size_t *v = strmap_slot(m, old.keys[i], &found);
+		*v = old.vals[i];
+		m->keys[v - m->vals] = old.keys[i];
+		m->nr++;
+	}
+	free(old.keys);
+	free(old.vals);
+}
+
+/* Index stored for key, or SIZE_MAX after reserving a slot that
+ * strmap_set() then fills. */
+static size_t strmap_get(struct strmap *m, const char *key)
+{
+	if (!m->cap)
+		return SIZE_MAX;
+	bool found;
+	size_t *v = strmap_slot(m, key, &found);
+	return found ? *v : SIZE_MAX;
+}
+
+static void strmap_set(struct strmap *m, const char *key, size_t val)
+{
+	if ((m->nr + 1) * 2 > m->cap)
+		strmap_grow(m);
+	bool found;
+	size_t *v = strmap_slot(m, key, &found);
+	if (!found) {
+		m->keys[v - m->vals] = xstrdup(key);
+		m->nr++;
+	}
+	*v = val;
+}
+
+static void strmap_release(struct strmap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- histograms ---- */
+
+static void hist_add(struct results_hist *h, double x, bool fail)
+{
+	if (!(x >= 0.0))
+		x = 0.0;
+	while (x >= h->width * RESULTS_BINS && h->width < 1e300) {
+		for (int i = 0; i < RESULTS_BINS / 2; i++) {
+			h->runs[i] = h->runs[2 * i] + h->runs[2 * i + 1];
+			h->fails[i] = h->fails[2 * i] + h->fails[2 * i + 1];
+		}
+		memset(h->runs + RESULTS_BINS / 2, 0, sizeof(h->runs) / 2);
+		memset(h->fails + RESULTS_BINS / 2, 0, sizeof(h->fails) / 2);
+		h->width *= 2.0;
+	}
+	int i = (int)(x / h->width);
+	if (i >= RESULTS_BINS)
+		i = RESULTS_BINS - 1;
+	h->runs[i]++;
+	if (fail)
+		h->fails[i]++;
+}
+
+double results_dur_edge(int i)
+{
+	return RESULTS_DUR_MIN * pow(10.0, i / 6.0);
+}
+
+static int dur_bin(double s)
+{
+	if (!(s > RESULTS_DUR_MIN))
+		return 0;
+	int i = (int)floor(log10(s / RESULTS_DUR_MIN) * 6.0);
+	return i < 0 ? 0 : i >= RESULTS_DUR_BINS ? RESULTS_DUR_BINS - 1 : i;
+}
+
+/* ---- cJSON helpers ---- */
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static char *jdup(const cJSON *o, const char *key)
+{
+	const char *s = jstr(o, key);
+	return s ? xstrdup(s) : NULL;
+}
+
+static double jnum(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static char *jtext(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v || cJSON_IsNull(v))
+		return NULL;
+	return cJSON_PrintUnformatted(v);
+}
+
+bool results_is_failure(const char *o)
+{
+	return o && (!strcmp(o, "fail") || !strcmp(o, "crash") || !strcmp(o, "hang"));
+}
+
+void results_init(struct results *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->by_index.width = 1.0;
+	r->by_time.width = 0.1;
+	r->totals.run_max = -1;
+}
+
+static void add_series(struct results *r, const cJSON *o, size_t dir)
+{
+	const char *id = jstr(o, "series");
+	if (id && strmap_get(&r->series_map, id) != SIZE_MAX)
+		return;   /* the same series twice (a resumed run): keep the first */
+	ALLOC_GROW(r->series, r->series_nr + 1, r->series_alloc);
+	struct results_series *s = &r->series[r->series_nr];
+	memset(s, 0, sizeof(*s));
+	s->id = jdup(o, "series");
+	s->jostle = jdup(o, "jostle");
+	s->cwd = jdup(o, "cwd");
+	s->start = jdup(o, "start");
+	s->seed = jdup(o, "seed");
+	s->settings = jtext(o, "settings");
+	const cJSON *argv = cJSON_GetObjectItemCaseSensitive(o, "argv"), *a;
+	cJSON_ArrayForEach(a, argv)
+		if (cJSON_IsString(a))
+			strvec_push(&s->argv, a->valuestring);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "machine");
+	s->hostname = jdup(m, "hostname");
+	s->kernel = jdup(m, "kernel");
+	s->cpus = (int64_t)jnum(m, "cpus", -1);
+	s->mem_mb = (int64_t)jnum(m, "mem_mb", -1);
+	s->loadavg = jnum(m, "loadavg", -1);
+	s->dir = dir;
+	s->elapsed_s = -1;
+	if (id)
+		strmap_set(&r->series_map, id, r->series_nr);
+	r->series_nr++;
+}
+
+static struct results_group *group_get(struct strmap *map, struct results_group **arr,
+				       size_t *nr, size_t *alloc, const char *key)
+{
+	size_t i = strmap_get(map, key);
+	if (i == SIZE_MAX) {
+		ALLOC_GROW(*arr, *nr + 1, *alloc);
+		i = (*nr)++;
+		(*arr)[i].key = xstrdup(key);
+		(*arr)[i].runs = (*arr)[i].fails = 0;
+		strmap_set(map, key, i);
+	}
+	return &(*arr)[i];
+}
+
+static size_t sig_get(struct results *r, const cJSON *o, const char *outcome,
+		      size_t dir, int64_t run, double t)
+{
+	char idbuf[64];
+	const char *id = jstr(o, "sig_id");
+	if (!id) {
+		snprintf(idbuf, sizeof(idbuf), "-%s", outcome);
+		id = idbuf;
+	}
+	size_t i = strmap_get(&r->sig_map, id);
+	if (i != SIZE_MAX)
+		return i;
+	ALLOC_GROW(r->sigs, r->sigs_nr + 1, r->sigs_alloc);
+	i = r->sigs_nr++;
+	struct results_sig *s = &r->sigs[i];
+	memset(s, 0, sizeof(*s));
+	s->id = xstrdup(id);
+	s->kind = jdup(o, "sig_kind");
+	if (!s->kind)
+		s->kind = xstrdup(outcome);
+	s->key = jdup(o, "sig_key");
+	s->key_line = jdup(o, "key_line");
+	const cJSON *frames = cJSON_GetObjectItemCaseSensitive(o, "frames"), *f;
+	cJSON_ArrayForEach(f, frames)
+		if (cJSON_IsString(f))
+			strvec_push(&s->frames, f->valuestring);
+	s->log = jdup(o, "log");
+	s->stacks = jdup(o, "stacks");
+	s->diag = jtext(o, "diag");
+	s->cell = jdup(o, "cell");
+	s->dir = dir;
+	s->example_run = run;
+	s->first_run = s->last_run = run;
+	s->first_t = s->last_t = t;
+	strmap_set(&r->sig_map, id, i);
+	return i;
+}
+
+static void add_run(struct results *r, const cJSON *o, size_t dir)
+{
+	struct results_totals *tot = &r->totals;
+	const char *outcome = jstr(o, "outcome");
+	tot->records++;
+	if (!outcome) {
+		tot->other++;
+		return;
+	}
+	if (!strcmp(outcome, "ignored")) {
+		tot->ignored++;
+		return;
+	}
+	bool fail = results_is_failure(outcome);
+	if (!fail && strcmp(outcome, "pass")) {
+		tot->other++;
+		return;
+	}
+	int64_t run = (int64_t)jnum(o, "run", -1);
+	double t = jnum(o, "t", NAN), wall = jnum(o, "wall_s", 0);
+	if (!(wall >= 0))
+		wall = 0;
+	tot->counted++;
+	if (!strcmp(outcome, "pass"))
+		tot->pass++;
+	else if (!strcmp(outcome, "fail"))
+		tot->fail++;
+	else if (!strcmp(outcome, "crash"))
+		tot->crash++;
+	else
+		tot->hang++;
+	if (fail)
+		tot->failures++;
+	tot->wall_sum += wall;
+	if (wall > tot->wall_max)
+		tot->wall_max = wall;
+	if (run > tot->run_max)
+		tot->run_max = run;
+	if (run >= 0)
+		hist_add(&r->by_index, (double)run, fail);
+	if (isfinite(t)) {
+		tot->have_t = true;
+		if (t + wall > tot->t_end)
+			tot->t_end = t + wall;
+		hist_add(&r->by_time, t, fail);
+	}
+	int db = dur_bin(wall);
+	if (!strcmp(outcome, "hang"))
+		r->dur_hang[db]++;
+	else if (fail)
+		r->dur_fail[db]++;
+	else
+		r->dur_pass[db]++;
+
+	const char *cell = jstr(o, "cell");
+	if (cell && *cell) {
+		struct results_group *g = group_get(&r->cell_map, &r->cells, &r->cells_nr,
+						    &r->cells_alloc, cell);
+		g->runs++;
+		g->fails += fail;
+	}
+	const cJSON *config = cJSON_GetObjectItemCaseSensitive(o, "config");
+	const cJSON *arm = cJSON_GetObjectItemCaseSensitive(config, "arm");
+	if (cJSON_IsString(arm) && *arm->valuestring) {
+		struct results_group *g = group_get(&r->arm_map, &r->arms, &r->arms_nr,
+						    &r->arms_alloc, arm->valuestring);
+		g->runs++;
+		g->fails += fail;
+	}
+	if (cJSON_IsObject(config) && config->child) {
+		char *text = cJSON_PrintUnformatted(config);
+		if (text) {
+			struct results_group *g = group_get(&r->config_map, &r->configs,
+							    &r->configs_nr, &r->configs_alloc, text);
+			g->runs++;
+			g->fails += fail;
+			free(text);
+		}
+	}
+	const char *sid = jstr(o, "series");
+	if (sid) {
+		size_t si = strmap_get(&r->series_map, sid);
+		if (si != SIZE_MAX)
+			r->series[si].runs++;
+	}
+	if (!fail)
+		return;
+	size_t si = sig_get(r, o, outcome, dir, run, t);
+	struct results_sig *s = &r->sigs[si];
+	s->count++;
+	s->wall_sum += wall;
+	if (run < s->first_run) {
+		s->first_run = run;
+	}
+	if (run > s->last_run)
+		s->last_run = run;
+	if (isfinite(t)) {
+		if (!isfinite(s->first_t) || t < s->first_t)
+			s->first_t = t;
+		if (!isfinite(s->last_t) || t > s->last_t)
+			s->last_t = t;
+	}
+	if (r->points_nr < RESULTS_MAX_POINTS) {
+		ALLOC_GROW(r->points, r->points_nr + 1, r->points_alloc);
+		r->points[r->points_nr++] = (struct results_point){ run, t, (uint32_t)si };
+	} else {
+		r->points_truncated = true;
+	}
+}
+
+static void add_end(struct results *r, const cJSON *o)
+{
+	const char *id = jstr(o, "series");
+	size_t si = id ? strmap_get(&r->series_map, id) : SIZE_MAX;
+	if (si == SIZE_MAX)
+		return;
+	struct results_series *s = &r->series[si];
+	free(s->stop);
+	s->stop = jdup(o, "stop");
+	s->ended = true;
+	s->interrupted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "interrupted"));
+	s->elapsed_s = jnum(o, "elapsed_s", -1);
+}
+
+void results_add_json(struct results *r, const void *obj, size_t dir)
+{
+	const cJSON *o = obj;
+	const char *type = jstr(o, "type");
+	if (!type)
+		return;
+	if (!strcmp(type, "series"))
+		add_series(r, o, dir);
+	else if (!strcmp(type, "run"))
+		add_run(r, o, dir);
+	else if (!strcmp(type, "end"))
+		add_end(r, o);
+}
+
+int results_load_file(struct results *r, const char *path, size_t dir)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		r->totals.lines++;
+		cJSON *o = cJSON_ParseWithLength(line, (size_t)len);
+		if (!cJSON_IsObject(o)) {
+			r->totals.bad_lines++;
+			cJSON_Delete(o);
+			continue;
+		}
+		results_add_json(r, o, dir);
+		cJSON_Delete(o);
+	}
+	int err = ferror(f) ? -EIO : 0;
+	free(line);
+	fclose(f);
+	return err;
+}
+
+int results_load_dir(struct results *r, const char *dir)
+{
+	size_t di = r->dirs.nr;
+	strvec_push(&r->dirs, dir);
+	char *path = xasprintf("%s/runs.jsonl", dir);
+	int err = results_load_file(r, path, di);
+	free(path);
+	return err;
+}
+
+static const struct results *sort_ctx;
+
+static int by_count_desc(const void *a, const void *b)
+{
+	const struct results_sig *x = &sort_ctx->sigs[*(const size_t *)a];
+	const struct results_sig *y = &sort_ctx->sigs[*(const size_t *)b];
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->id, y->id);
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct results_group *)a)->key,
+		      ((const struct results_group *)b)->key);
+}
+
+void results_finish(struct results *r)
+{
+	free(r->sig_order);
+	r->sig_order = xcalloc(r->sigs_nr + 1, sizeof(*r->sig_order));
+	for (size_t i = 0; i < r->sigs_nr; i++)
+		r->sig_order[i] = i;
+	sort_ctx = r;
+	if (r->sigs_nr)
+		qsort(r->sig_order, r->sigs_nr, sizeof(*r->sig_order), by_count_desc);
+	sort_ctx = NULL;
+	/* the maps point into these arrays: drop them before sorting */
+	strmap_release(&r->cell_map);
+	strmap_release(&r->config_map);
+	strmap_release(&r->arm_map);
+	if (r->arms_nr)
+		qsort(r->arms, r->arms_nr, sizeof(*r->arms), group_cmp);
+	if (r->cells_nr)
+		qsort(r->cells, r->cells_nr, sizeof(*r->cells), group_cmp);
+	if (r->configs_nr)
+		qsort(r->configs, r->configs_nr, sizeof(*r->configs), group_cmp);
+}
+
+void results_release(struct results *r)
+{
+	for (size_t i = 0; i < r->series_nr; i++) {
+		struct results_series *s = &r->series[i];
+		free(s->id);
+		free(s->jostle);
+		free(s->cwd);
+		free(s->start);
+		free(s->seed);
+		free(s->settings);
+		free(s->hostname);
+		free(s->kernel);
+		free(s->stop);
+		strvec_release(&s->argv);
+	}
+	free(r->series);
+	for (size_t i = 0; i < r->sigs_nr; i++) {
+		struct results_sig *s = &r->sigs[i];
+		free(s->id);
+		free(s->kind);
+		free(s->key);
+		free(s->key_line);
+		strvec_release(&s->frames);
+		free(s->log);
+		free(s->stacks);
+		free(s->diag);
+		free(s->cell);
+	}
+	free(r->sigs);
+	free(r->sig_order);
+	for (size_t i = 0; i < r->cells_nr; i++)
+		free(r->cells[i].key);
+	free(r->cells);
+	for (size_t i = 0; i < r->configs_nr; i++)
+		free(r->configs[i].key);
+	free(r->configs);
+	for (size_t i = 0; i < r->arms_nr; i++)
+		free(r->arms[i].key);
+	free(r->arms);
+	free(r->points);
+	strmap_release(&r->sig_map);
+	strmap_release(&r->cell_map);
+	strmap_release(&r->config_map);
+	strmap_release(&r->series_map);
+	strmap_release(&r->arm_map);
+	strvec_release(&r->dirs);
+	results_init(r);
+}

@@ -1,0 +1,138 @@
+/*
+ * results.h: runs.jsonl read back and aggregated, the one input of every
+ * report, of compare and of the summary.
+ *
+ *   struct results r;
+ *   results_init(&r);
+ *   if (results_load_dir(&r, "out") < 0) ...   (one or more directories)
+ *   results_finish(&r);                         (sorts; call once, last)
+ *   ... read r.sigs[r.sig_order[i]], r.cells, r.totals ...
+ *   results_release(&r);
+ *
+ * Memory grows with the number of distinct signatures, matrix cells,
+ * configurations and series, never with the number of runs: every per-run
+ * quantity lands in a fixed-size histogram, and at most RESULTS_MAX_POINTS
+ * failures are kept individually for the charts.
+ *
+ * A run counts when its outcome is pass, fail, crash or hang; it is a
+ * failure when it is fail, crash or hang. `ignored` runs (matched by the
+ * user's --ignore) are counted apart and are in neither number.
+ */
+#ifndef JOSTLE_RESULTS_H
+#define JOSTLE_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/strvec.h"
+
+#define RESULTS_BINS 100
+#define RESULTS_DUR_BINS 48   /* 6 per decade from 1 ms to 100000 s */
+#define RESULTS_DUR_MIN 1e-3
+#define RESULTS_MAX_POINTS 4000
+
+/* A histogram over a value that only grows (run index, seconds): when a
+ * value falls past the last bin, adjacent bins are merged and the width
+ * doubles, so 100 bins always cover everything seen. */
+struct results_hist {
+	double width;
+	uint64_t runs[RESULTS_BINS];
+	uint64_t fails[RESULTS_BINS];
+};
+
+struct results_series {
+	char *id, *jostle, *cwd, *start, *seed;   /* owned, may be NULL */
+	struct strvec argv;
+	char *settings;       /* JSON text of the settings object, or NULL */
+	char *hostname, *kernel;
+	int64_t cpus, mem_mb; /* -1 when unknown */
+	double loadavg;       /* -1 when unknown */
+	size_t dir;           /* index into results.dirs */
+	uint64_t runs;
+	/* from the series' "end" line, when it has one */
+	char *stop;           /* why it stopped, or NULL */
+	bool ended, interrupted;
+	double elapsed_s;     /* -1 when unknown */
+};
+
+struct results_sig {
+	char *id;             /* 8 hex digits, or "-" + outcome when unclassified */
+	char *kind, *key, *key_line;    /* owned, may be NULL */
+	struct strvec frames;
+	/* the example: the first run seen with this signature */
+	char *log, *stacks;   /* paths relative to dirs[dir], may be NULL */
+	char *diag;           /* JSON text of its diag object, or NULL */
+	char *cell;
+	size_t dir;
+	int64_t example_run;
+	uint64_t count;
+	int64_t first_run, last_run;
+	double first_t, last_t;
+	double wall_sum;
+};
+
+struct results_group {   /* a matrix cell or a configuration */
+	char *key;            /* cell label, or the JSON text of the config */
+	uint64_t runs, fails;
+};
+
+struct results_point {   /* one failure, for the charts */
+	int64_t run;
+	double t;
+	uint32_t sig;         /* index into sigs */
+};
+
+struct results_totals {
+	uint64_t lines, bad_lines;        /* lines read, lines skipped */
+	uint64_t records;                 /* lines of type run */
+	uint64_t pass, fail, crash, hang, ignored, other;
+	uint64_t counted, failures;       /* see the header comment */
+	double wall_sum, wall_max;
+	double t_end;                     /* max of t + wall_s */
+	int64_t run_max;
+	bool have_t;
+};
+
+struct strmap {          /* string -> index, open addressing (internal) */
+	char **keys;
+	size_t *vals;
+	size_t cap, nr;
+};
+
+struct results {
+	struct strvec dirs;
+	struct results_series *series;
+	size_t series_nr, series_alloc;
+	struct results_sig *sigs;
+	size_t sigs_nr, sigs_alloc;
+	size_t *sig_order;    /* after results_finish: by count, descending */
+	struct results_group *cells, *configs, *arms;   /* arms: by config.arm */
+	size_t cells_nr, cells_alloc, configs_nr, configs_alloc, arms_nr, arms_alloc;
+	struct results_point *points;
+	size_t points_nr, points_alloc;
+	bool points_truncated;
+	struct results_totals totals;
+	struct results_hist by_index, by_time;
+	uint64_t dur_pass[RESULTS_DUR_BINS], dur_fail[RESULTS_DUR_BINS],
+		 dur_hang[RESULTS_DUR_BINS];
+	struct strmap sig_map, cell_map, config_map, series_map, arm_map;
+};
+
+void results_init(struct results *r);
+/* Read DIR/runs.jsonl; 0, or -errno when the file cannot be opened. */
+int results_load_dir(struct results *r, const char *dir);
+/* Read one runs.jsonl whose logs live under dir_index's directory. */
+int results_load_file(struct results *r, const char *path, size_t dir_index);
+/* Aggregate one parsed line (a cJSON object, passed as void * so that
+ * callers need not include cJSON.h); unknown types are ignored. */
+void results_add_json(struct results *r, const void *obj, size_t dir_index);
+void results_finish(struct results *r);
+void results_release(struct results *r);
+
+/* Lower edge in seconds of duration bin i. */
+double results_dur_edge(int i);
+/* A failure outcome? ("fail", "crash", "hang") */
+bool results_is_failure(const char *outcome);
+
+#endif

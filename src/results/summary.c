@@ -1,0 +1,100 @@
+/*
+ * summary.c: the end-of-series text (see summary.h).
+ *
+ * Rates come with a 95% Wilson interval (good coverage for small counts
+ * and rates near 0, unlike the normal approximation). A clean series
+ * states the bound it proves with the exact one-sided Clopper-Pearson
+ * bound 1 - 0.05^(1/n). The percentages are formatted for a terminal
+ * line, more tersely than the reports' report_pct().
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "results/report.h"
+#include "results/stats.h"
+#include "results/summary.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* Most failures first; among equals, the one that failed first. */
+static int by_count(const void *a, const void *b)
+{
+	const struct results_sig *x = *(const struct results_sig *const *)a;
+	const struct results_sig *y = *(const struct results_sig *const *)b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->first_run < y->first_run ? -1 : x->first_run > y->first_run;
+}
+
+static void pct(char *buf, size_t len, double p)
+{
+	if (p == 0)
+		snprintf(buf, len, "0%%");
+	else if (p < 0.001)
+		snprintf(buf, len, "%.3f%%", p * 100);
+	else if (p < 0.1)
+		snprintf(buf, len, "%.2f%%", p * 100);
+	else
+		snprintf(buf, len, "%.1f%%", p * 100);
+}
+
+static void sig_row(FILE *f, const struct results_sig *st, uint64_t counted,
+		    const char *out_dir)
+{
+	double lo, hi;
+	char a[16], b[16], c[16], rate[64], range[48];
+	stats_wilson(st->count, counted, STATS_Z95, &lo, &hi);
+	pct(a, sizeof(a), (double)st->count / (double)counted);
+	pct(b, sizeof(b), lo);
+	pct(c, sizeof(c), hi);
+	snprintf(rate, sizeof(rate), "%s [%s, %s]", a, b, c);
+	snprintf(range, sizeof(range), "#%" PRId64 "..#%" PRId64, st->first_run, st->last_run);
+	fprintf(f, "  %-8s  %-6s  %7" PRIu64 "  %-22s  %-13s  %.100s\n", st->id,
+		st->kind ? st->kind : "", st->count, rate, range, st->key_line ? st->key_line : "");
+	if (st->log)
+		fprintf(f, "  %8s  example: %s/%s\n", "", out_dir, st->log);
+}
+
+static void sig_table(FILE *f, const struct results *r, const char *out_dir)
+{
+	/* r->sigs is in the order each signature first failed */
+	size_t n = r->sigs_nr < SUMMARY_MAX_SIGS ? r->sigs_nr : SUMMARY_MAX_SIGS;
+	uint64_t other = 0;
+	for (size_t i = n; i < r->sigs_nr; i++)
+		other += r->sigs[i].count;
+	const struct results_sig **rows = xcalloc(n + 1, sizeof(*rows));
+	for (size_t i = 0; i < n; i++)
+		rows[i] = &r->sigs[i];
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), by_count);
+	fprintf(f, "\n  %-8s  %-6s  %7s  %-22s  %-13s  %s\n", "id", "kind", "count",
+		"rate (95% CI)", "runs", "key line");
+	for (size_t i = 0; i < n; i++)
+		sig_row(f, rows[i], r->totals.counted, out_dir);
+	if (other)
+		fprintf(f, "  (%" PRIu64 " failures with further signatures not listed)\n", other);
+	free(rows);
+}
+
+void summary_print(const struct results *r, FILE *f, const char *out_dir,
+		   double elapsed_s, const char *stop_reason)
+{
+	const struct results_totals *t = &r->totals;
+	fprintf(f, "\njostle: %" PRIu64 " runs in %.1fs (%s): %" PRIu64 " passed, %" PRIu64
+		" failed", t->records, elapsed_s, stop_reason, t->pass, t->failures);
+	if (t->failures)
+		fprintf(f, " (%" PRIu64 " fail, %" PRIu64 " crash, %" PRIu64 " hang)",
+			t->fail, t->crash, t->hang);
+	if (t->ignored)
+		fprintf(f, ", %" PRIu64 " ignored", t->ignored);
+	fputc('\n', f);
+	if (t->failures) {
+		sig_table(f, r, out_dir);
+	} else if (t->counted) {
+		char a[16];
+		pct(a, sizeof(a), stats_cp_upper0(t->counted, REPORT_ALPHA));
+		fprintf(f, "  0 of %" PRIu64 " failed: failure rate < %s with 95%% confidence\n",
+			t->counted, a);
+	}
+	fprintf(f, "  results: %s\n", out_dir);
+}

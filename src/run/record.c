@@ -1,0 +1,176 @@
+/*
+ * record.c: runs.jsonl lines (see record.h and docs/FORMAT.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "run/machine.h"
+#include "run/matrix.h"
+#include "run/record.h"
+#include "util/clock.h"
+#include "util/fileio.h"
+#include "util/jsonw.h"
+#include "util/regex.h"
+#include "util/banned.h"
+
+#define C(b) dbuf_addc((b), ',')
+
+static void hex_seed(char *buf, size_t len, uint64_t seed)
+{
+	snprintf(buf, len, "0x%016" PRIx64, seed);
+}
+
+void record_series(struct dbuf *b, const char *series_id, const struct run_opts *o,
+		   int64_t start_real)
+{
+	char ts[40], seed[24], cwd[4096];
+	clock_iso8601(start_real, ts, sizeof(ts));
+	hex_seed(seed, sizeof(seed), o->seed);
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "?");
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "type", "series");
+	jsonw_kint(b, "v", 1);
+	jsonw_kstr(b, "series", series_id);
+	jsonw_kstr(b, "jostle", JOSTLE_VERSION);
+	jsonw_key(b, "argv");
+	dbuf_addc(b, '[');
+	for (char **a = o->argv; *a; a++) {
+		if (a != o->argv)
+			C(b);
+		jsonw_string(b, *a, strlen(*a));
+	}
+	dbuf_addc(b, ']');
+	jsonw_kstr(b, "cwd", cwd);
+	jsonw_kstr(b, "start", ts);
+	jsonw_kstr(b, "seed", seed);
+	jsonw_key(b, "settings");
+	dbuf_addc(b, '{');
+	jsonw_kuint(b, "runs", o->runs);
+	jsonw_kdbl(b, "time_s", (double)o->time_ns / 1e9);
+	jsonw_kuint(b, "jobs", o->jobs);
+	jsonw_kdbl(b, "timeout_s", (double)o->timeout_ns / 1e9);
+	jsonw_kstr(b, "until", o->until_text);
+	jsonw_kstr(b, "fail_on", o->fail_on ? regex_pattern(o->fail_on) : NULL);
+	jsonw_kstr(b, "ignore", o->ignore ? regex_pattern(o->ignore) : NULL);
+	jsonw_kstr(b, "signature", o->sig_re ? regex_pattern(o->sig_re) : NULL);
+	if (o->settings_extra)
+		dbuf_adds(b, o->settings_extra);
+	if (o->matrix) {   /* issue 6 */
+		jsonw_key(b, "matrix");
+		dbuf_addc(b, '[');
+		for (size_t a = 0; a < o->matrix->nr; a++) {
+			const struct matrix_axis *ax = &o->matrix->axes[a];
+			if (a)
+				C(b);
+			dbuf_adds(b, "{");
+			jsonw_kstr(b, "name", ax->name);
+			jsonw_key(b, "values");
+			dbuf_addc(b, '[');
+			for (size_t v = 0; v < ax->values.nr; v++) {
+				if (v)
+					C(b);
+				jsonw_string(b, ax->values.v[v], strlen(ax->values.v[v]));
+			}
+			dbuf_adds(b, "]}");
+		}
+		dbuf_addc(b, ']');
+	}
+	dbuf_addc(b, '}');
+	jsonw_key(b, "machine");
+	machine_json(b);
+	dbuf_adds(b, "}\n");
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+void record_run(struct dbuf *b, const char *series_id, const struct run *r,
+		int64_t series_start_mono, const struct capture *cap, const char *log)
+{
+	char ts[40], seed[24];
+	clock_iso8601(r->start_real, ts, sizeof(ts));
+	hex_seed(seed, sizeof(seed), r->seed);
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "type", "run");
+	jsonw_kstr(b, "series", series_id);
+	jsonw_kuint(b, "run", r->index);
+	jsonw_kstr(b, "seed", seed);
+	jsonw_kstr(b, "cell", r->cell ? r->cell : "");
+	C(b);
+	dbuf_adds(b, "\"config\":");
+	if (r->cell_cpus && (!r->config_json || !strcmp(r->config_json, "{}")))
+		dbuf_addf(b, "{\"cpus\":\"%s\"}", r->cell_cpus);   /* issue 6: cpus= axis */
+	else
+		dbuf_adds(b, r->config_json ? r->config_json : "{}");
+	jsonw_kstr(b, "outcome", outcome_name(r->outcome));
+	jsonw_key(b, "exit");
+	if (!r->timed_out && WIFEXITED(r->status))
+		dbuf_addf(b, "%d", WEXITSTATUS(r->status));
+	else
+		dbuf_adds(b, "null");
+	jsonw_key(b, "signal");
+	if (!r->timed_out && WIFSIGNALED(r->status)) {
+		const char *abbrev = sigabbrev_np(WTERMSIG(r->status));
+		dbuf_addf(b, "\"SIG%s\"", abbrev ? abbrev : "UNKNOWN");
+	} else {
+		dbuf_adds(b, "null");
+	}
+	jsonw_kbool(b, "core", !r->timed_out && WIFSIGNALED(r->status) && WCOREDUMP(r->status));
+	jsonw_kstr(b, "start", ts);
+	jsonw_kdbl(b, "t", (double)(r->start_mono - series_start_mono) / 1e9);
+	jsonw_kdbl(b, "wall_s", (double)(r->end_mono - r->start_mono) / 1e9);
+	jsonw_kdbl(b, "user_s", tv_s(r->ru.ru_utime));
+	jsonw_kdbl(b, "sys_s", tv_s(r->ru.ru_stime));
+	jsonw_kint(b, "maxrss_kb", r->ru.ru_maxrss);
+	jsonw_kuint(b, "out_bytes", cap->total);
+	jsonw_kuint(b, "out_dropped", capture_dropped(cap));
+	bool failed = r->outcome != OUT_PASS && r->outcome != OUT_IGNORED;
+	jsonw_kstr(b, "sig_id", failed ? r->sig.id : NULL);
+	jsonw_kstr(b, "sig_kind", failed ? r->sig.kind : NULL);
+	jsonw_kstr(b, "sig_key", failed ? r->sig.key : NULL);
+	jsonw_kstr(b, "key_line", failed ? r->sig.key_line : NULL);
+	jsonw_key(b, "frames");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; failed && i < r->sig.nframes; i++) {
+		if (i)
+			C(b);
+		jsonw_string(b, r->sig.frames[i], strlen(r->sig.frames[i]));
+	}
+	dbuf_addc(b, ']');
+	jsonw_kstr(b, "log", log);
+	if (r->diag_json) {
+		jsonw_key(b, "diag");
+		dbuf_adds(b, r->diag_json);
+	}
+	dbuf_adds(b, "}\n");
+}
+
+int record_write(int fd, const struct dbuf *b)
+{
+	int rc = fileio_write_all(fd, dbuf_str(b), b->len);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
+		double elapsed_s)
+{
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "type", "end");
+	jsonw_kstr(b, "series", series_id);
+	jsonw_kstr(b, "stop", stop);
+	jsonw_kbool(b, "interrupted", interrupted);
+	jsonw_kdbl(b, "elapsed_s", elapsed_s);
+	dbuf_adds(b, "}\n");
+}

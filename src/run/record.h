@@ -1,0 +1,29 @@
+/*
+ * record.h: the lines of runs.jsonl (docs/FORMAT.md). Building a line and
+ * writing it are separate so the write is one write() call: a reader never
+ * sees half a record from a live writer, and a killed jostle leaves at most
+ * one partial last line (which readers skip).
+ */
+#ifndef JOSTLE_RECORD_H
+#define JOSTLE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "run/capture.h"
+#include "run/series.h"
+#include "util/dbuf.h"
+
+/* The "series" line: the command, settings and machine. */
+void record_series(struct dbuf *b, const char *series_id, const struct run_opts *o,
+		   int64_t start_real);
+/* The "run" line of a classified run; log is relative to the results dir or NULL. */
+void record_run(struct dbuf *b, const char *series_id, const struct run *r,
+		int64_t series_start_mono, const struct capture *cap, const char *log);
+/* The "end" line of a series (issue 6): why it stopped, for the reports. */
+void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
+		double elapsed_s);
+/* Append b to fd with one write (retried on EINTR/short writes). 0 or -1/errno. */
+int record_write(int fd, const struct dbuf *b);
+
+#endif

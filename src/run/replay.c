@@ -1,0 +1,129 @@
+/*
+ * replay.c: load a recorded run's configuration (see replay.h). runs.jsonl
+ * is read with cJSON; the last record of the run index wins (a resumed or
+ * merged file may hold several series, and the newest is what the user
+ * just looked at). Unknown members are ignored, as docs/FORMAT.md promises.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/replay.h"
+#include "util/parse.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnum(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static int apply(struct pressure_opts *po, const cJSON *run, unsigned *jobs, char *why, size_t whylen)
+{
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(run, "config");
+	const char *seed = jstr(run, "seed"), *s;
+	struct pconfig *c = &po->replay_cfg;
+	char reason[256];
+
+	if (!seed || parse_seed(seed, &po->replay_seed) < 0) {
+		snprintf(why, whylen, "--replay: the record of run %" PRIu64 " has no valid seed", po->replay_run);
+		return -EINVAL;
+	}
+	memset(c, 0, sizeof(*c));
+	snprintf(po->replay_arm, sizeof(po->replay_arm), "replay");
+	c->name = po->replay_arm;
+	*jobs = 0;
+	if (!cJSON_IsObject(cfg) || !cfg->child)
+		return 0; /* recorded without pressure: replay the seed alone */
+	if ((s = jstr(cfg, "arm")))
+		snprintf(po->replay_arm, sizeof(po->replay_arm), "%s", s);
+	s = jstr(cfg, "cpus_via");
+	if (s && strcmp(s, "none") != 0 && jstr(cfg, "cpus"))
+		snprintf(po->replay_cpus, sizeof(po->replay_cpus), "%s", jstr(cfg, "cpus"));
+	po->quota = jnum(cfg, "cpu_quota", 0);
+	if ((s = jstr(cfg, "noise")) && *s) {
+		if (noise_parse(s, &po->noise, reason, sizeof(reason)) < 0) {
+			snprintf(why, whylen, "--replay: the recorded noise '%s': %s", s, reason);
+			return -EINVAL;
+		}
+		po->noise_set = true;
+		c->noise = true;
+	}
+	if ((s = jstr(cfg, "chaos")) && chaos_mode_parse(s, &c->chaos) < 0) {
+		snprintf(why, whylen, "--replay: the recorded chaos mode '%s' is unknown", s);
+		return -EINVAL;
+	}
+	c->intensity = (int)jnum(cfg, "level", 1);
+	c->sync_prob = jnum(cfg, "sync_prob", 0);
+	c->sync_max_us = (int)jnum(cfg, "sync_max_us", 0);
+	c->span_ms = (int)jnum(cfg, "span_ms", 0);
+	po->intensity = c->intensity;
+	*jobs = (unsigned)jnum(cfg, "jobs", 0);
+	return 0;
+}
+
+int replay_load(struct pressure_opts *po, const char *spec, unsigned *jobs,
+		char *why, size_t whylen)
+{
+	const char *colon = strrchr(spec, ':');
+	char *dir, *path, *line = NULL;
+	size_t cap = 0;
+	cJSON *found = NULL;
+	FILE *f;
+	int rc;
+
+	if (!colon || colon == spec || parse_u64(colon + 1, 0, UINT64_MAX, &po->replay_run) < 0) {
+		snprintf(why, whylen, "--replay '%.200s' is not DIR:RUN; expected e.g. jostle-out/x:17", spec);
+		return -EINVAL;
+	}
+	dir = xstrndup(spec, (size_t)(colon - spec));
+	path = xasprintf("%s/runs.jsonl", dir);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, whylen, "--replay: cannot read '%.200s': %s", path, strerror(errno));
+		free(dir);
+		free(path);
+		return -ENOENT;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		cJSON *o = cJSON_Parse(line);
+		const cJSON *run = o ? cJSON_GetObjectItemCaseSensitive(o, "run") : NULL;
+		const char *type = o ? jstr(o, "type") : NULL;
+
+		if (type && !strcmp(type, "run") && cJSON_IsNumber(run) &&
+		    (uint64_t)run->valuedouble == po->replay_run) {
+			cJSON_Delete(found);
+			found = o;
+			continue;
+		}
+		cJSON_Delete(o);
+	}
+	free(line);
+	fclose(f);
+	if (!found) {
+		snprintf(why, whylen, "--replay: '%.200s' has no run %" PRIu64, path, po->replay_run);
+		rc = -ENOENT;
+	} else {
+		rc = apply(po, found, jobs, why, whylen);
+	}
+	cJSON_Delete(found);
+	free(dir);
+	free(path);
+	if (rc == 0) {
+		po->replay = true;
+		po->any = true;
+	}
+	return rc;
+}

@@ -1,0 +1,390 @@
+/*
+ * rundiag.c: hang and crash diagnosis inside `jostle run` (see rundiag.h).
+ *
+ * The hang diagnosis runs in the engine's thread, so the event loop pauses
+ * for its duration (the sampling window plus the unwinding, well under a
+ * second for 100 threads): other runs keep running meanwhile, their output
+ * waits in their pipes, and no deadline is missed by more than that.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diagnose/core.h"
+#include "diagnose/crashlog.h"
+#include "diagnose/diagnose.h"
+#include "diagnose/sansym.h"
+#include "diagnose/stack.h"
+#include "pressure/preload.h"
+#include "run/reap.h"
+#include "run/rundiag.h"
+#include "run/series.h"
+#include "signature/crash.h"
+#include "signature/frame.h"
+#include "util/clock.h"
+#include "util/fileio.h"
+#include "util/strvec.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+/* The files crash records and sanitizer reports were symbolized with, for
+ * the whole series (one series per jostle process; freed by rundiag_stop()). */
+static struct crashlog_symbols *symbols;
+
+struct rundiag_state {
+	struct evidence hang;     /* from the hang diagnosis */
+	bool hang_done;
+	bool python_ended;
+};
+
+int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, char *why, size_t len)
+{
+	if (!strcmp(name, "diag-window")) {
+		char *end;
+		errno = 0;
+		long v = strtol(arg ? arg : "", &end, 10);
+		if (errno || !arg || end == arg || (*end && strcmp(end, "ms")) || v < 1 || v > 60000) {
+			snprintf(why, len, "--diag-window '%s' is not a window; expected milliseconds "
+				 "from 1 to 60000 (e.g. 200)", arg ? arg : "");
+			return -1;
+		}
+		d->window_ms = (int)v;
+	} else if (!strcmp(name, "no-diag")) {
+		d->window_ms = 0;
+	} else if (!strcmp(name, "core")) {
+		d->core = true;
+	} else if (!strcmp(name, "keep-cores")) {
+		d->core = true;
+		d->keep_cores = true;
+	} else if (!strcmp(name, "no-crash-handler")) {
+		d->crash_handler = false;
+	} else if (!strcmp(name, "sanitizer-symbolize")) {
+		d->sanitizer_symbolizes = true;
+	} else {
+		snprintf(why, len, "unknown option '--%s'", name);
+		return -1;
+	}
+	return 0;
+}
+
+static void make_dir(const char *out_dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", out_dir, name);
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		fprintf(stderr, "jostle: cannot create '%s': %s\n", p, strerror(errno));
+	free(p);
+}
+
+void rundiag_start(const struct run_opts *o)
+{
+	if (o->diag.window_ms)
+		make_dir(o->out_dir, "stacks");
+	if (o->diag.crash_handler)
+		make_dir(o->out_dir, "crashes");
+	if (!o->diag.core)
+		return;
+	make_dir(o->out_dir, "cores");
+	char pattern[512];
+	bool uses_pid;
+	if (core_pattern_read(pattern, sizeof(pattern), &uses_pid) < 0)
+		fprintf(stderr, "jostle: --core: cannot read /proc/sys/kernel/core_pattern; cores may not be found\n");
+	else if (pattern[0] == '|')
+		fprintf(stderr, "jostle: --core: kernel.core_pattern pipes cores to '%s'; jostle cannot "
+			"collect them (use coredumpctl, or set kernel.core_pattern=core)\n", pattern + 1);
+}
+
+/* ELF class and machine of PATH ("" when not ELF): a library of another
+ * class or machine cannot be preloaded, and ld.so would say so on the
+ * program's stderr. */
+static void elf_kind(const char *path, unsigned char kind[3])
+{
+	unsigned char h[20] = { 0 };
+	memset(kind, 0, 3);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, "\177ELF", 4)) {
+		kind[0] = h[4];            /* EI_CLASS */
+		kind[1] = h[18];           /* e_machine, both bytes: any byte order */
+		kind[2] = h[19];
+	}
+	close(fd);
+}
+
+void rundiag_env(const struct run_opts *o, struct strvec *env)
+{
+	if (!o->diag.sanitizer_symbolizes)
+		sansym_env(env);
+	if (!o->diag.crash_handler)
+		return;
+	unsigned char target[3], self[3];
+	elf_kind(o->path, target);
+	elf_kind("/proc/self/exe", self);
+	if (target[0] && memcmp(target, self, sizeof(self)))
+		return;   /* a 32-bit program from a 64-bit jostle */
+	char *lib = preload_find("libjostle-crash.so", "JOSTLE_CRASH_LIB");
+	if (!lib) {
+		fprintf(stderr, "jostle: libjostle-crash.so is not next to the jostle binary nor in "
+			"$JOSTLE_CRASH_LIB; plain crashes get frames only with --core\n");
+		return;
+	}
+	/* A static program ignores LD_PRELOAD, but the dynamic programs it
+	 * starts do not: it is set for every target. */
+	preload_env_add(env, lib);
+	char *dir = xasprintf("%s/crashes", o->out_dir);
+	strvec_setenv(env, "JOSTLE_CRASH_DIR", dir);
+	free(dir);
+	free(lib);
+}
+
+int rundiag_core_limit(const struct run_opts *o)
+{
+	return o->diag.core ? 1 : -1;
+}
+
+static struct rundiag_state *state(struct run *r)
+{
+	if (!r->diag_state)
+		r->diag_state = xcalloc(1, sizeof(*r->diag_state));
+	return r->diag_state;
+}
+
+static bool adopt_same_run(pid_t pid, void *ctx)
+{
+	uint64_t run;
+	return reap_run_of(pid, &run) == 0 && run == *(const uint64_t *)ctx;
+}
+
+static void write_file(const char *path, const struct dbuf *b)
+{
+	int rc = fileio_write_file(path, dbuf_str(b), b->len);
+	if (rc < 0)
+		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(-rc));
+}
+
+void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *), void *tick_ctx)
+{
+	if (!o->diag.window_ms)
+		return;
+	struct rundiag_state *st = state(r);
+	struct diag_opts dopt = DIAG_OPTS_INIT;
+	dopt.window_ms = o->diag.window_ms;
+	dopt.adopt = adopt_same_run;
+	dopt.adopt_ctx = &r->index;
+	dopt.tick = tick;
+	dopt.tick_ctx = tick_ctx;
+	struct diag d;
+	(void)diag_run(&d, r->pid, &dopt);
+	struct dbuf b;
+	dbuf_init(&b, 16u << 20);
+	diag_write_text(&d, &b);
+	char *path = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+	write_file(path, &b);
+	free(path);
+	dbuf_reset(&b);
+	d.held_ns = r->held_ns;   /* it passed its deadline while another run was diagnosed */
+	diag_write_record(&d, &b);
+	free(r->diag_json);
+	r->diag_json = dbuf_detach(&b, NULL);
+	dbuf_release(&b);
+	diag_evidence(&d, &st->hang);
+	st->hang_done = d.kind != DIAG_GONE;
+	/* Python: the tracebacks of every thread, into the run's output. */
+	st->python_ended = diag_python_end(&d, 1000) > 0;
+	diag_release(&d);
+}
+
+/* The program frames of a thread into ev. */
+static void take_frames(const struct stack_thread *t, struct evidence *ev)
+{
+	for (size_t i = 0; ev->nframes < EVIDENCE_FRAMES; i++) {
+		const char *fn = stack_program_frame(t, i);
+		if (!fn)
+			break;
+		snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", fn);
+	}
+}
+
+/* With --core: the crashing thread's program frames from the core (when
+ * READ; else the core is only kept or deleted). */
+static void from_core(const struct run_opts *o, struct run *r, struct evidence *ev, bool read)
+{
+	char path[1024], why[512] = "";
+	char cwd[1024];
+	if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), ".");
+	const char *comm = frame_basename(o->path);
+	char comm15[16];
+	snprintf(comm15, sizeof(comm15), "%s", comm);  /* the kernel's comm is 15 bytes */
+	time_t since = (time_t)(r->start_real / NS_PER_S) - 1;
+	if (core_find(cwd, r->pid, comm15, WTERMSIG(r->status), since, path, sizeof(path), why, sizeof(why)) < 0) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
+		return;
+	}
+	struct stack_set s = STACK_SET_INIT;
+	pid_t core_pid = 0;
+	int n = read ? stack_from_core(path, o->path, &s, &core_pid, why, sizeof(why)) : 0;
+	if (n > 0 && core_pid != r->pid) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": '%s' is the core of pid %d, not of this run "
+			"(concurrent crashes share one core file name; see kernel.core_uses_pid)\n",
+			r->index, path, (int)core_pid);
+		stack_set_release(&s);
+		return;
+	}
+	if (n > 0) {
+		take_frames(&s.v[0], ev);
+		struct dbuf b;
+		dbuf_init(&b, 1u << 20);
+		dbuf_addf(&b, "crash of run %" PRIu64 " (pid %d, %s): stack of the crashing thread from its core\n",
+			  r->index, (int)r->pid, sigabbrev_np(WTERMSIG(r->status)) ? sigabbrev_np(WTERMSIG(r->status)) : "signal");
+		for (size_t i = 0; i < s.v[0].nr; i++)
+			dbuf_addf(&b, "  #%zu %s%s%s\n", i, s.v[0].frames[i].fn[0] ? s.v[0].frames[i].fn : "??",
+				  s.v[0].frames[i].module ? " in " : "",
+				  s.v[0].frames[i].module ? frame_basename(s.v[0].frames[i].module) : "");
+		char *out = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+		make_dir(o->out_dir, "stacks");
+		write_file(out, &b);
+		free(out);
+		dbuf_release(&b);
+	} else if (read) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
+	}
+	stack_set_release(&s);
+	if (o->diag.keep_cores) {
+		char *dst = xasprintf("%s/cores/%" PRIu64 ".core", o->out_dir, r->index);
+		if (rename(path, dst) < 0)
+			fprintf(stderr, "jostle: cannot move core '%s' to '%s': %s\n", path, dst, strerror(errno));
+		free(dst);
+	} else {
+		unlink(path);
+	}
+}
+
+/* The crash handler's record of the run (crashlog.h), unwound: the crashing
+ * thread's stack into DIR/stacks/RUN.txt, its program frames into ev. */
+static void from_crashlog(const struct run_opts *o, struct run *r, struct evidence *ev)
+{
+	/* The record is named by the JOSTLE_RUN the run saw. Replays share
+	 * theirs, so for them only records written since the run started count
+	 * (less a tick: file times come from the kernel's coarse clock). */
+	uint64_t key = o->pressure.replay ? o->pressure.replay_run : r->index;
+	int64_t since = o->pressure.replay ? r->start_real - 20 * NS_PER_MS : 0;
+	char *dir = xasprintf("%s/crashes", o->out_dir);
+	char path[1024], why[512] = "";
+	int rc = crashlog_find(dir, key, r->pid, since, path, sizeof(path));
+	free(dir);
+	if (rc < 0)
+		return;
+	struct crashlog c = CRASHLOG_INIT;
+	struct stack_set s = STACK_SET_INIT;
+	struct dbuf b;
+	dbuf_init(&b, 1u << 20);
+	if (crashlog_read(path, &c, why, sizeof(why)) < 0) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
+		goto out;
+	}
+	if (crashlog_unwind(&c, why, sizeof(why)) < 0)   /* the pc alone is still worth naming */
+		fprintf(stderr, "jostle: run %" PRIu64 ": unwinding '%s': %s\n", r->index, path, why);
+	dbuf_addf(&b, "crash of run %" PRIu64 " (pid %d, tid %d, %s", r->index, (int)c.pid, (int)c.tid,
+		  c.signame[0] ? c.signame : "signal");
+	if (c.code > 0)   /* a fault, not a signal sent by a process (abort) */
+		dbuf_addf(&b, " at 0x%" PRIx64, c.addr);
+	dbuf_adds(&b, "): stack of the crashing thread from jostle's crash handler");
+	if (c.pid != r->pid)
+		dbuf_addf(&b, " (a child process of the run's pid %d)", (int)r->pid);
+	dbuf_addc(&b, '\n');
+	if (!symbols)
+		symbols = crashlog_symbols_new();
+	if (crashlog_symbolize(symbols, &c, &s, &b, why, sizeof(why)) <= 0) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": symbolizing '%s': %s\n", r->index, path, why);
+		if (!s.nr)
+			goto out;
+	}
+	take_frames(&s.v[0], ev);
+	char *out = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+	make_dir(o->out_dir, "stacks");
+	write_file(out, &b);
+	free(out);
+out:
+	dbuf_release(&b);
+	stack_set_release(&s);
+	crashlog_release(&c);
+}
+
+void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
+{
+	if (r->outcome == OUT_HANG) {
+		struct rundiag_state *st = r->diag_state;
+		if (!st)
+			return;
+		struct evidence ev = st->hang;
+		if (!st->hang_done) {
+			/* It exited as the timeout hit: nothing to diagnose, and its last
+			 * line varies; one key for all of these. */
+			memset(&ev, 0, sizeof(ev));
+			snprintf(ev.kind, sizeof(ev.kind), "hang");
+			snprintf(ev.key_line, sizeof(ev.key_line), "hang: exited at the timeout");
+		}
+		/* A hung interpreter: its native frames are all runtime; the
+		 * faulthandler dump in the output names the Python functions. */
+		if (!ev.nframes)
+			crash_python_frames(text, len, &ev);
+		evidence_apply(&ev, &r->sig, true);
+		return;
+	}
+	if (r->outcome != OUT_CRASH && r->outcome != OUT_FAIL)
+		return;
+	static struct crash_report rep;  /* 30 KB: not on the stack */
+	if (crash_parse(text, len, &rep) && !r->diag_json) {
+		struct dbuf b;
+		dbuf_init(&b, 1u << 20);
+		dbuf_adds(&b, "{\"crash\":");
+		crash_write_json(&rep, &b);
+		dbuf_addc(&b, '}');
+		r->diag_json = dbuf_detach(&b, NULL);
+	}
+	/* The output named no frame (a plain SIGSEGV): the crash handler's
+	 * record does, else the core. */
+	struct evidence ev;
+	memset(&ev, 0, sizeof(ev));
+	if (o->diag.crash_handler && (r->outcome == OUT_CRASH || !r->sig.nframes))
+		from_crashlog(o, r, &ev);
+	bool cored = r->outcome == OUT_CRASH && WIFSIGNALED(r->status) && WCOREDUMP(r->status);
+	if (o->diag.core && cored)
+		from_core(o, r, &ev, ev.nframes == 0);
+	if (ev.nframes && !r->sig.nframes)
+		evidence_apply(&ev, &r->sig, false);
+}
+
+void rundiag_stop(void)
+{
+	crashlog_symbols_free(symbols);
+	symbols = NULL;
+}
+
+void rundiag_release(struct run *r)
+{
+	free(r->diag_state);
+	r->diag_state = NULL;
+}
+
+void rundiag_symbolize(const struct run_opts *o, struct dbuf *text, struct dbuf *tmp)
+{
+	if (o->diag.sanitizer_symbolizes || !sansym_wanted(dbuf_str(text), text->len))
+		return;
+	if (!symbols)
+		symbols = crashlog_symbols_new();
+	dbuf_reset(tmp);
+	if (sansym_rewrite(symbols, dbuf_str(text), text->len, tmp)) {
+		struct dbuf t = *text;
+		*text = *tmp;
+		*tmp = t;
+	}
+}

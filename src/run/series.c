@@ -1,0 +1,864 @@
+/*
+ * series.c: the engine of `jostle run` (see series.h).
+ *
+ * One thread, one poll() loop. Signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP)
+ * are blocked and read from a signalfd, so there are no handlers to race
+ * with; children start with the original mask. Every run's output pipe is
+ * non-blocking on our side. Deadlines (timeouts, kill escalation, the time
+ * budget, progress ticks) bound the poll timeout, so a hang is noticed
+ * within a millisecond or two of its deadline.
+ *
+ * A run is finished only when its main child was reaped, nothing it started
+ * is alive any more (group + reparented orphans, see reap.h), and its pipe
+ * reached EOF (or everything holding it was killed). Only then is it
+ * classified and written to runs.jsonl, in one write() per line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pressure/cpuset.h"
+#include "results/finish.h"
+#include "run/machine.h"
+#include "run/matrix.h"
+#include "run/progress.h"
+#include "run/reap.h"
+#include "run/record.h"
+#include "run/series.h"
+#include "util/clock.h"
+#include "util/fileio.h"
+#include "util/jsonw.h"
+#include "util/path.h"
+#include "util/regex.h"
+#include "util/rng.h"
+#include "util/spawn.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+#define CLEANUP_DRAIN_NS (100 * NS_PER_MS)  /* wait for EOF after everything died */
+#define READ_BUDGET (1u << 20)              /* bytes read from one pipe per loop turn */
+
+static const char *const outcome_names[OUT__COUNT] = {
+	[OUT_PASS] = "pass",
+	[OUT_FAIL] = "fail",
+	[OUT_CRASH] = "crash",
+	[OUT_HANG] = "hang",
+	[OUT_IGNORED] = "ignored",
+};
+
+const char *outcome_name(enum outcome o)
+{
+	return outcome_names[o];
+}
+
+struct series {
+	struct run_opts *o;
+	struct run *slots;          /* o->jobs slots */
+	pid_t *pidbuf;              /* o->jobs entries: scratch for main_pids() */
+	unsigned active;
+	uint64_t next_index;
+	int sigfd;
+	int devnull;
+	int jsonl_fd;
+	sigset_t child_mask;
+	char series_id[17];
+	int64_t start_mono, start_real, end_budget;
+	bool stopping;
+	bool interrupted;
+	int interrupts;
+	const char *stop_reason;
+	int start_error;            /* -errno of an exec failure: exit 2 */
+	/* Live counts for the stopping rules and the exit status; the end
+	 * of the series is told from runs.jsonl (series_reports). */
+	uint64_t by_outcome[OUT__COUNT];
+	int64_t first_pass_logged;  /* run index of the logged passing run, or -1 */
+	struct progress prog;
+	/* The environment of every child: the user's, then our variables.
+	 * Our slots are rewritten in place for each run (no copying). */
+	struct strvec env;
+	size_t env_run, env_seed;
+	char run_var[40], seed_var[48];
+	struct dbuf text;           /* scratch: a run's captured text */
+	struct dbuf text_sym;       /* scratch: that text with sanitizer frames named */
+	struct dbuf line;           /* scratch: one record */
+	struct pressure pr;         /* pressure and chaos (pressure.h) */
+	char *settings_extra;       /* owned: pressure's "settings" members */
+	/* --matrix (issue 6): one label, environment and CPU set per cell */
+	struct cell_plan *cells;
+};
+
+/* ---- matrix cells (issue 6) ----------------------------------------- */
+
+struct cell_plan {
+	char label[512];
+	struct strvec env;          /* the whole environment of a run in this cell */
+	cpu_set_t cpus;
+	unsigned ncpus;             /* 0: no cpus axis, inherit */
+	char cpu_list[256];         /* the same as a list, "0-1" */
+};
+
+/* The first n CPUs we may run on, as a mask and as a list. */
+static unsigned first_cpus(unsigned n, cpu_set_t *out, char *list, size_t len)
+{
+	struct cpuset avail, first;
+	CPU_ZERO(out);
+	list[0] = '\0';
+	if (cpuset_available(&avail) < 0)
+		return 0;
+	cpuset_first(&avail, (int)n, &first);
+	cpuset_to_mask(&first, out);
+	cpuset_format(&first, list, len);
+	return (unsigned)CPU_COUNT(out);
+}
+
+static void cells_build(struct series *s)
+{
+	const struct matrix *m = s->o->matrix;
+	if (!m)
+		return;
+	s->cells = xcalloc(m->cells, sizeof(*s->cells));
+	for (size_t c = 0; c < m->cells; c++) {
+		struct cell_plan *p = &s->cells[c];
+		matrix_label(m, c, p->label, sizeof(p->label));
+		unsigned want = matrix_cpus(m, c);
+		if (want)
+			p->ncpus = first_cpus(want, &p->cpus, p->cpu_list, sizeof(p->cpu_list));
+	}
+}
+
+/* Point the run at its cell: returns its environment (base plus the
+ * cell's variables; base itself without a matrix) and sets *aff to the
+ * cell's CPUs when it has a cpus= axis (refused with pressure options). */
+static char *const *cell_for_run(struct series *s, struct run *r, char *const *base,
+				 const cpu_set_t **aff)
+{
+	if (!s->cells)
+		return base;
+	size_t c = matrix_cell(s->o->matrix, r->index);
+	struct cell_plan *p = &s->cells[c];
+	r->cell = p->label;
+	if (p->ncpus) {
+		*aff = &p->cpus;
+		r->cell_cpus = p->cpu_list;
+	}
+	/* copy the environment as it is for this run (its JOSTLE_RUN and
+	 * JOSTLE_SEED slots are set), then apply the cell */
+	strvec_release(&p->env);
+	for (char *const *e = base; *e; e++)
+		strvec_push(&p->env, *e);
+	matrix_env(s->o->matrix, c, &p->env);
+	return p->env.v;
+}
+
+static void cells_release(struct series *s)
+{
+	if (!s->cells)
+		return;
+	for (size_t c = 0; c < s->o->matrix->cells; c++)
+		strvec_release(&s->cells[c].env);
+	free(s->cells);
+	s->cells = NULL;
+}
+
+static void note_stop(struct series *s, const char *why)
+{
+	if (!s->stopping) {
+		s->stopping = true;
+		s->stop_reason = why;
+	}
+}
+
+/* ---- environment ---------------------------------------------------- */
+
+static void env_build(struct series *s)
+{
+	extern char **environ;
+	static const char *const ours[] = { "JOSTLE_RUN=", "JOSTLE_SEED=", "JOSTLE_OUT=",
+					    "JOSTLE_CRASH_DIR=", NULL };
+	for (char **e = environ; *e; e++) {
+		int skip = 0;
+		for (int k = 0; ours[k]; k++)
+			if (!strncmp(*e, ours[k], strlen(ours[k])))
+				skip = 1;
+		if (!skip)
+			strvec_push(&s->env, *e);
+	}
+	strvec_setenv(&s->env, "JOSTLE_OUT", s->o->out_dir);
+	/* Python children print every thread's traceback on a fatal signal. */
+	if (!getenv("PYTHONFAULTHANDLER"))
+		strvec_setenv(&s->env, "PYTHONFAULTHANDLER", "1");
+	/* the crash handler (rundiag.h) */
+	rundiag_env(s->o, &s->env);
+	strvec_push(&s->env, "JOSTLE_RUN=");
+	s->env_run = s->env.nr - 1;
+	strvec_push(&s->env, "JOSTLE_SEED=");
+	s->env_seed = s->env.nr - 1;
+}
+
+static void env_for_run(struct series *s, const struct run *r)
+{
+	snprintf(s->run_var, sizeof(s->run_var), "JOSTLE_RUN=%" PRIu64, r->index);
+	snprintf(s->seed_var, sizeof(s->seed_var), "JOSTLE_SEED=%" PRIu64, r->seed);
+	/* The vector owns heap strings; point our two slots at static buffers
+	 * for the duration of the spawn and restore them after. */
+	s->env.v[s->env_run] = s->run_var;
+	s->env.v[s->env_seed] = s->seed_var;
+}
+
+static void env_restore(struct series *s, char *run_slot, char *seed_slot)
+{
+	s->env.v[s->env_run] = run_slot;
+	s->env.v[s->env_seed] = seed_slot;
+}
+
+/* ---- launching ------------------------------------------------------ */
+
+static bool may_launch(struct series *s, int64_t now)
+{
+	if (s->stopping)
+		return false;
+	if (s->o->runs && s->next_index >= s->o->runs)
+		return false;
+	if (s->o->time_ns && now >= s->end_budget) {
+		note_stop(s, "time budget spent");
+		return false;
+	}
+	return true;
+}
+
+static int launch(struct series *s, struct run *r, int64_t now)
+{
+	int pfd[2];
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	if (fcntl(pfd[0], F_SETFL, O_NONBLOCK) < 0) {
+		int e = errno;
+		close(pfd[0]);
+		close(pfd[1]);
+		return -e;
+	}
+	memset(r, 0, sizeof(*r));
+	r->index = s->next_index;
+	r->seed = rng_run_seed(s->o->seed, r->index);
+	capture_init(&r->cap, s->o->head_cap, s->o->tail_cap);
+
+	char *run_slot = s->env.v[s->env_run], *seed_slot = s->env.v[s->env_seed];
+	env_for_run(s, r);
+	/* pressure.h: the run's CPUs, cgroup and environment (a no-op without) */
+	const cpu_set_t *affinity;
+	int (*hook)(pid_t, void *);
+	void *hook_arg;
+	int rc;
+	char *const *envp = pressure_prepare(&s->pr, r->index, &r->seed, s->env.v,
+					     &affinity, &hook, &hook_arg, &rc);
+	if (!envp) {
+		env_restore(s, run_slot, seed_slot);
+		close(pfd[0]);
+		close(pfd[1]);
+		capture_release(&r->cap);
+		r->state = RS_FREE;
+		return rc;
+	}
+	/* --matrix (issue 6): the cell's variables on top, its CPUs */
+	envp = cell_for_run(s, r, envp, &affinity);
+	struct spawn_req req = {
+		.path = s->o->path,
+		.argv = s->o->argv,
+		.envp = envp,
+		.stdin_fd = s->devnull,
+		.out_fd = pfd[1],
+		.affinity = affinity,
+		.core_limit = rundiag_core_limit(s->o),
+		.sigmask = &s->child_mask,
+		.before_exec = hook,
+		.before_exec_arg = hook_arg,
+	};
+	r->start_mono = clock_mono_ns();
+	r->start_real = clock_real_ns();
+	rc = spawn_start(&req, &r->pid);
+	env_restore(s, run_slot, seed_slot);
+	close(pfd[1]);
+	if (rc < 0) {
+		pressure_abandon(&s->pr, r->index);
+		close(pfd[0]);
+		capture_release(&r->cap);
+		r->state = RS_FREE;
+		return rc;
+	}
+	pressure_started(&s->pr, r->index, r->pid, now);
+	r->config_json = pressure_config_json(&s->pr, r->index);
+	r->fd = pfd[0];
+	r->deadline = r->start_mono + s->o->timeout_ns;
+	r->state = RS_RUNNING;
+	s->next_index++;
+	s->active++;
+	return 0;
+}
+
+/* ---- ending runs ---------------------------------------------------- */
+
+static size_t main_pids(struct series *s, pid_t *out)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < s->o->jobs; i++)
+		if (s->slots[i].state != RS_FREE && !s->slots[i].exited)
+			out[n++] = s->slots[i].pid;
+	return n;
+}
+
+/* Signal what run r started; returns how many are still alive. */
+static size_t signal_run(struct series *s, struct run *r, int sig)
+{
+	size_t n = main_pids(s, s->pidbuf);
+	return reap_signal_run(r->pid, r->index, sig, s->pidbuf, n);
+}
+
+/* Continue a run held at its deadline (freeze_overdue below); records for how long. */
+static void thaw(struct series *s, struct run *r)
+{
+	if (!r->frozen)
+		return;
+	signal_run(s, r, SIGCONT);
+	r->frozen = false;
+	r->held_ns = clock_mono_ns() - r->frozen_at;
+}
+
+/* Start ending a live run: SIGTERM now, SIGKILL after the grace period. */
+static void begin_kill(struct series *s, struct run *r, int64_t now)
+{
+	signal_run(s, r, SIGTERM);
+	thaw(s, r);   /* a stopped process acts on SIGTERM only once continued */
+	r->kill_step = 1;
+	r->kill_at = now + s->o->grace_ns;
+	if (r->state == RS_RUNNING)
+		r->state = RS_KILLING;
+}
+
+/* End every run in flight except `done` (the one just recorded, may be NULL). */
+static void cancel_all(struct series *s, const struct run *done, int64_t now)
+{
+	for (unsigned i = 0; i < s->o->jobs; i++) {
+		struct run *r = &s->slots[i];
+		if (r->state == RS_FREE || r->cancelled || r == done)
+			continue;
+		r->cancelled = true;
+		begin_kill(s, r, now);
+	}
+}
+
+static void write_log(struct series *s, const char *rel)
+{
+	char *path = path_join(s->o->out_dir, rel);
+	int rc = fileio_write_file(path, dbuf_str(&s->text), s->text.len);
+	if (rc < 0)
+		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(-rc));
+	free(path);
+}
+
+static void classify(struct series *s, struct run *r)
+{
+	const struct run_opts *o = s->o;
+	dbuf_reset(&s->text);
+	capture_text(&r->cap, &s->text);
+	if (r->timed_out || !WIFEXITED(r->status) || WEXITSTATUS(r->status) != 0 || o->fail_on)
+		rundiag_symbolize(o, &s->text, &s->text_sym);
+	const char *text = dbuf_str(&s->text);
+	size_t len = s->text.len;
+	if (r->timed_out)
+		r->outcome = OUT_HANG;
+	else if (WIFSIGNALED(r->status))
+		r->outcome = OUT_CRASH;
+	else if (WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0)
+		r->outcome = OUT_FAIL;
+	else if (o->fail_on && regex_search(o->fail_on, text, len, NULL))
+		r->outcome = OUT_FAIL;
+	else
+		r->outcome = OUT_PASS;
+	if (r->outcome != OUT_PASS && o->ignore && regex_search(o->ignore, text, len, NULL))
+		r->outcome = OUT_IGNORED;
+	if (r->outcome == OUT_PASS || r->outcome == OUT_IGNORED)
+		return;
+	signature_from_output(&r->sig, outcome_name(r->outcome), text, len, o->sig_re);
+	if (!r->sig.key) {
+		/* Silent failures are told apart by how they ended. */
+		char what[64];
+		if (r->outcome == OUT_HANG)
+			snprintf(what, sizeof(what), "timed out");
+		else if (WIFSIGNALED(r->status))
+			snprintf(what, sizeof(what), "killed by %s", sigabbrev_np(WTERMSIG(r->status)) ?
+				 sigabbrev_np(WTERMSIG(r->status)) : "signal");
+		else
+			snprintf(what, sizeof(what), "exit status %d", WEXITSTATUS(r->status));
+		r->sig.key_line = xstrdup(what);
+		r->sig.key = xstrdup(what);
+		signature_update_id(&r->sig);
+	}
+	/* Finer kind, key and frames from diagnosis and crash reports (rundiag.h). */
+	rundiag_classify(o, r, text, len);
+}
+
+static uint64_t failures(const struct series *s)
+{
+	return s->by_outcome[OUT_FAIL] + s->by_outcome[OUT_CRASH] + s->by_outcome[OUT_HANG];
+}
+
+static void finish(struct series *s, struct run *r, int64_t now)
+{
+	if (r->fd >= 0) {
+		close(r->fd);
+		r->fd = -1;
+	}
+	r->end_mono = r->end_mono ? r->end_mono : now;
+	if (!r->cancelled) {
+		classify(s, r);
+		char logrel[64] = "";
+		bool want_log = r->outcome != OUT_PASS ||
+				(s->first_pass_logged < 0);
+		if (want_log) {
+			snprintf(logrel, sizeof(logrel), "logs/%" PRIu64 ".log", r->index);
+			write_log(s, logrel);
+			if (r->outcome == OUT_PASS)
+				s->first_pass_logged = (int64_t)r->index;
+		}
+		dbuf_reset(&s->line);
+		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
+			   want_log ? logrel : NULL);
+		if (record_write(s->jsonl_fd, &s->line) < 0)
+			fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+		s->by_outcome[r->outcome]++;
+		progress_count(&s->prog, r->outcome);
+		uint64_t fails = failures(s);
+		if (s->o->until == UNTIL_FIRST_FAILURE && fails >= 1)
+			note_stop(s, "first failure");
+		else if (s->o->until == UNTIL_FAILURES && fails >= s->o->until_k)
+			note_stop(s, "failure limit reached");
+		else if (s->o->until == UNTIL_CONFIDENT && fails >= 1)
+			note_stop(s, "a failure appeared before the bound was reached");
+		if (s->stopping)
+			cancel_all(s, r, now);
+	}
+	pressure_ended(&s->pr, r->index, r->outcome != OUT_PASS && r->outcome != OUT_IGNORED,
+		       r->cancelled ? -1.0 : (double)(r->end_mono - r->start_mono) / 1e9);
+	r->config_json = NULL;
+	capture_release(&r->cap);
+	signature_release(&r->sig);
+	free(r->diag_json);
+	r->diag_json = NULL;
+	rundiag_release(r);
+	r->state = RS_FREE;
+	s->active--;
+}
+
+/*
+ * While one hung run is diagnosed the event loop waits (up to a second or
+ * two), and runs that hang together pass their deadlines together: left
+ * running, they would often finish, slowly, before their own diagnosis, and
+ * be recorded as "exited at the timeout" with nothing explained. Each is
+ * stopped at its deadline instead, and continued just before its turn.
+ */
+struct freeze_ctx {
+	struct series *s;
+	const struct run *busy;
+};
+
+static void freeze_overdue(void *arg)
+{
+	struct freeze_ctx *f = arg;
+	struct series *s = f->s;
+	int64_t now = clock_mono_ns();
+
+	for (unsigned i = 0; i < s->o->jobs; i++) {
+		struct run *r = &s->slots[i];
+		if (r == f->busy || r->state != RS_RUNNING || r->exited || r->frozen || now < r->deadline)
+			continue;
+		signal_run(s, r, SIGSTOP);
+		r->frozen = true;
+		r->frozen_at = now;
+	}
+}
+
+/* Advance one run's state machine. */
+static void step(struct series *s, struct run *r, int64_t now)
+{
+	switch (r->state) {
+	case RS_FREE:
+		return;
+	case RS_RUNNING:
+		if (r->exited) {
+			thaw(s, r);   /* it ended as it was stopped: its leftovers must act on signals */
+			r->state = RS_CLEANUP;
+			break;
+		}
+		if (now >= r->deadline) {
+			r->timed_out = true;
+			/* Explain the hang before anything is killed (rundiag.h). */
+			thaw(s, r);
+			struct freeze_ctx f = { s, r };
+			rundiag_hang(s->o, r, freeze_overdue, &f);
+			begin_kill(s, r, clock_mono_ns());
+		}
+		return;
+	case RS_KILLING:
+		if (r->exited) {
+			r->state = RS_CLEANUP;
+			break;
+		}
+		if (now >= r->kill_at && r->kill_step < 2) {
+			signal_run(s, r, SIGKILL);
+			r->kill_step = 2;
+			r->kill_at = now + s->o->grace_ns;
+		}
+		return;
+	case RS_CLEANUP:
+		break;
+	}
+	/* The main child is gone: end what it left behind, then wait for EOF. */
+	if (signal_run(s, r, 0) > 0) {
+		if (r->kill_step == 0) {
+			signal_run(s, r, SIGTERM);
+			r->kill_step = 1;
+			r->kill_at = now + s->o->grace_ns;
+		} else if (now >= r->kill_at) {
+			signal_run(s, r, SIGKILL);
+			r->kill_step = 2;
+			r->kill_at = now + s->o->grace_ns;
+		}
+		return;
+	}
+	if (r->fd < 0) {
+		finish(s, r, now);
+		return;
+	}
+	/* Nothing of the run is alive but the pipe is open: unread data, or a
+	 * writer that escaped our view (cleared environment and own session). */
+	if (!r->drain_at)
+		r->drain_at = now + CLEANUP_DRAIN_NS;
+	else if (now >= r->drain_at)
+		finish(s, r, now);
+}
+
+/* ---- the loop -------------------------------------------------------- */
+
+static struct run *find_pid(struct series *s, pid_t pid)
+{
+	for (unsigned i = 0; i < s->o->jobs; i++)
+		if (s->slots[i].state != RS_FREE && !s->slots[i].exited && s->slots[i].pid == pid)
+			return &s->slots[i];
+	return NULL;
+}
+
+static void reap(struct series *s)
+{
+	for (;;) {
+		int status;
+		struct rusage ru;
+		pid_t p = wait4(-1, &status, WNOHANG | __WALL, &ru);
+		if (p <= 0)
+			return;
+		struct run *r = find_pid(s, p);
+		if (!r)
+			continue; /* an orphan adopted from some run: nothing to record */
+		r->exited = true;
+		r->status = status;
+		r->ru = ru;
+		r->end_mono = clock_mono_ns();
+	}
+}
+
+static void read_output(struct run *r)
+{
+	char buf[65536];
+	size_t budget = READ_BUDGET;
+	while (budget) {
+		ssize_t n = read(r->fd, buf, sizeof(buf));
+		if (n > 0) {
+			capture_append(&r->cap, buf, (size_t)n);
+			budget -= (size_t)n > budget ? budget : (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			close(r->fd);
+			r->fd = -1;
+		}
+		return; /* EAGAIN or EINTR: come back on the next turn */
+	}
+}
+
+static void on_signal(struct series *s, int64_t now)
+{
+	struct signalfd_siginfo si;
+	while (read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			continue; /* reaped below */
+		s->interrupts++;
+		s->interrupted = true;
+		note_stop(s, "interrupted");
+		if (s->interrupts == 1) {
+			if (!s->o->quiet)
+				fprintf(stderr, "\njostle: interrupted; ending runs (again to kill at once)\n");
+			cancel_all(s, NULL, now);
+		} else {
+			for (unsigned i = 0; i < s->o->jobs; i++)
+				if (s->slots[i].state != RS_FREE)
+					signal_run(s, &s->slots[i], SIGKILL);
+		}
+	}
+}
+
+static int64_t next_deadline(struct series *s, int64_t now)
+{
+	int64_t t = now + 1000 * NS_PER_MS;
+	for (unsigned i = 0; i < s->o->jobs; i++) {
+		struct run *r = &s->slots[i];
+		if (r->state == RS_RUNNING && r->deadline < t)
+			t = r->deadline;
+		if (r->state == RS_KILLING && r->kill_at < t)
+			t = r->kill_at;
+		if (r->state == RS_CLEANUP) {
+			/* Poll leftovers often; they usually die within milliseconds. */
+			int64_t soon = now + 5 * NS_PER_MS;
+			t = soon < t ? soon : t;
+		}
+	}
+	if (s->o->time_ns && !s->stopping && s->end_budget < t)
+		t = s->end_budget;
+	int64_t pt = progress_next(&s->prog);
+	if (pt && pt < t)
+		t = pt;
+	int64_t ct = pressure_next_ns(&s->pr);
+	if (ct < t)
+		t = ct > now ? ct : now;
+	return t;
+}
+
+static int loop(struct series *s)
+{
+	struct pollfd *pfd = xcalloc(s->o->jobs + 1, sizeof(*pfd));
+	struct run **who = xcalloc(s->o->jobs + 1, sizeof(*who));
+	for (;;) {
+		int64_t now = clock_mono_ns();
+		if (s->o->time_ns && now >= s->end_budget && !s->stopping) {
+			note_stop(s, "time budget spent");
+			cancel_all(s, NULL, now);
+		}
+		while (s->active < s->o->jobs && may_launch(s, now) &&
+		       pressure_may_launch(&s->pr, s->active)) {
+			struct run *r = NULL;
+			for (unsigned i = 0; i < s->o->jobs; i++)
+				if (s->slots[i].state == RS_FREE) {
+					r = &s->slots[i];
+					break;
+				}
+			int rc = launch(s, r, now);
+			if (rc < 0) {
+				s->start_error = rc;
+				note_stop(s, "start error");
+				cancel_all(s, NULL, now);
+				break;
+			}
+		}
+		if (s->active == 0 && (s->stopping || !may_launch(s, now)))
+			break;
+
+		nfds_t n = 0;
+		pfd[n].fd = s->sigfd;
+		pfd[n].events = POLLIN;
+		who[n++] = NULL;
+		for (unsigned i = 0; i < s->o->jobs; i++) {
+			struct run *r = &s->slots[i];
+			if (r->state != RS_FREE && r->fd >= 0) {
+				pfd[n].fd = r->fd;
+				pfd[n].events = POLLIN;
+				who[n++] = r;
+			}
+		}
+		int64_t until = next_deadline(s, now);
+		int ms = until > now ? (int)((until - now + NS_PER_MS - 1) / NS_PER_MS) : 0;
+		int rc = poll(pfd, n, ms);
+		if (rc < 0 && errno != EINTR) {
+			fprintf(stderr, "jostle: internal error: poll: %s\n", strerror(errno));
+			free(pfd);
+			free(who);
+			return -1;
+		}
+		now = clock_mono_ns();
+		if (rc > 0) {
+			if (pfd[0].revents)
+				on_signal(s, now);
+			for (nfds_t i = 1; i < n; i++)
+				if (pfd[i].revents)
+					read_output(who[i]);
+		}
+		reap(s);
+		for (unsigned i = 0; i < s->o->jobs; i++)
+			step(s, &s->slots[i], now);
+		pressure_tick(&s->pr, now);
+		progress_tick(&s->prog, now, s->next_index, s->active);
+	}
+	free(pfd);
+	free(who);
+	return 0;
+}
+
+/* ---- set-up and tear-down ------------------------------------------- */
+
+static int open_results(struct series *s)
+{
+	const struct run_opts *o = s->o;
+	char *logs = xasprintf("%s/logs", o->out_dir);
+	int rc = mkdir(logs, 0755) < 0 && errno != EEXIST ? -errno : 0;
+	free(logs);
+	if (rc < 0)
+		return rc;
+	rundiag_start(o);
+	char *path = xasprintf("%s/runs.jsonl", o->out_dir);
+	s->jsonl_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	free(path);
+	return s->jsonl_fd < 0 ? -errno : 0;
+}
+
+/* ---- the end of a series ---------------------------------------------
+ * The "end" line; then reporting reads runs.jsonl back (finish.h). */
+static void series_end(struct series *s, double elapsed)
+{
+	const struct run_opts *o = s->o;
+	static char why[160];
+	if (o->until == UNTIL_CONFIDENT && !s->interrupted && !s->start_error &&
+	    failures(s) == 0) {
+		finish_confident_reason(why, sizeof(why), o->confident_rate, s->by_outcome[OUT_PASS],
+					s->stop_reason);
+		s->stop_reason = why;
+	}
+	dbuf_reset(&s->line);
+	record_end(&s->line, s->series_id, s->stop_reason, s->interrupted, elapsed);
+	if (record_write(s->jsonl_fd, &s->line) < 0)
+		fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+	struct finish_req f = {
+		.dir = o->out_dir,
+		.reports = !o->no_report,
+		.matrix = o->matrix != NULL,
+		.elapsed_s = elapsed,
+		.stop_reason = s->stop_reason,
+		.summary = s->start_error ? NULL : stderr,
+	};
+	(void)finish_series(&f);
+}
+
+int series_run(struct run_opts *o)
+{
+	struct series s;
+	memset(&s, 0, sizeof(s));
+	s.o = o;
+	s.jsonl_fd = -1;
+	s.sigfd = -1;
+	s.stop_reason = o->runs ? "all runs done" : "stopped";
+	s.first_pass_logged = -1;
+	/* room for the names rundiag_symbolize() adds to frame lines; the two
+	 * buffers swap, so both get it */
+	dbuf_init(&s.text, 4 * (o->head_cap + o->tail_cap) + 4096);
+	dbuf_init(&s.text_sym, 4 * (o->head_cap + o->tail_cap) + 4096);
+	dbuf_init(&s.line, 8u << 20);
+	s.slots = xcalloc(o->jobs, sizeof(*s.slots));
+	s.pidbuf = xcalloc(o->jobs, sizeof(*s.pidbuf));
+	uint64_t idstate = (uint64_t)clock_real_ns() ^ ((uint64_t)getpid() << 32);
+	snprintf(s.series_id, sizeof(s.series_id), "%016" PRIx64, rng_splitmix64(&idstate));
+
+	char why[768];
+	int rc = pressure_start(&s.pr, &o->pressure, o->jobs, o->seed, why, sizeof(why));
+	if (rc < 0) {
+		fprintf(stderr, "jostle: %s\n", why);
+		free(s.slots);
+		free(s.pidbuf);
+		dbuf_release(&s.text);
+		dbuf_release(&s.text_sym);
+		dbuf_release(&s.line);
+		return 2;
+	}
+	if (s.pr.on) {
+		struct dbuf sx;
+		dbuf_init(&sx, 4096);
+		pressure_settings_json(&s.pr, &sx);
+		s.settings_extra = dbuf_detach(&sx, NULL);
+		o->settings_extra = s.settings_extra;
+	}
+	rc = open_results(&s);
+	if (rc < 0) {
+		pressure_stop(&s.pr);
+		fprintf(stderr, "jostle: cannot write results to '%s': %s\n", o->out_dir, strerror(-rc));
+		free(s.slots);
+		free(s.pidbuf);
+		return 2;
+	}
+	s.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &s.child_mask);
+	s.sigfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+	signal(SIGPIPE, SIG_IGN);
+	if (reap_become_subreaper() < 0)
+		fprintf(stderr, "jostle: warning: cannot become a child subreaper; daemonized grandchildren may escape\n");
+	env_build(&s);
+	cells_build(&s);
+
+	s.start_mono = clock_mono_ns();
+	s.start_real = clock_real_ns();
+	s.end_budget = o->time_ns ? s.start_mono + o->time_ns : 0;
+	dbuf_reset(&s.line);
+	record_series(&s.line, s.series_id, o, s.start_real);
+	if (record_write(s.jsonl_fd, &s.line) < 0)
+		fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+	progress_init(&s.prog, o, s.start_mono);
+
+	int lrc = loop(&s);
+
+	/* Whatever happened, nothing we started outlives us: noise and cgroups
+	 * first (every run has ended), then anything left. */
+	pressure_stop(&s.pr);
+	rundiag_stop();
+	reap_kill_all(NULL, 0);
+	progress_done(&s.prog);
+	double elapsed = (double)(clock_mono_ns() - s.start_mono) / 1e9;
+	series_end(&s, elapsed);
+	int status;
+	if (s.start_error) {
+		fprintf(stderr, "jostle: cannot start '%s': %s\n", o->argv[0], strerror(-s.start_error));
+		status = 2;
+	} else {
+		pressure_summary_print(&s.pr, stderr);
+		if (lrc < 0)
+			status = 3;
+		else if (s.interrupted)
+			status = 130;
+		else
+			status = failures(&s) ? 1 : 0;
+	}
+	for (size_t i = 0; i < o->jobs; i++)
+		capture_release(&s.slots[i].cap);
+	free(s.slots);
+	free(s.pidbuf);
+	close(s.jsonl_fd);
+	close(s.sigfd);
+	close(s.devnull);
+	strvec_release(&s.env);
+	cells_release(&s);
+	dbuf_release(&s.text);
+	dbuf_release(&s.text_sym);
+	dbuf_release(&s.line);
+	o->settings_extra = NULL;
+	free(s.settings_extra);
+	sigprocmask(SIG_SETMASK, &s.child_mask, NULL);
+	return status;
+}

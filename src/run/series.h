@@ -1,0 +1,114 @@
+/*
+ * series.h: one series of runs of a command: the options that define it,
+ * the per-run state, and the engine that executes it.
+ *
+ * The pipeline is one direction: plan (indices, seeds, stopping rules) ->
+ * spawn -> supervise (one poll loop over every run's output pipe and a
+ * signalfd) -> capture -> classify (outcome, signature) -> record (one line
+ * of runs.jsonl per finished run, written as it ends) -> summary.
+ */
+#ifndef JOSTLE_SERIES_H
+#define JOSTLE_SERIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "pressure/pressure.h"
+#include "run/capture.h"
+#include "run/rundiag.h"
+#include "signature/signature.h"
+#include "util/strvec.h"
+
+struct regex;
+struct matrix;
+
+enum until_rule {
+	UNTIL_NONE,
+	UNTIL_FIRST_FAILURE,
+	UNTIL_FAILURES,       /* until_k failures */
+	UNTIL_CONFIDENT,      /* report.c: runs planned so 0 failures bound the rate below confident_rate */
+};
+
+/* Everything `jostle run` was asked to do. Filled by cli_run.c. */
+struct run_opts {
+	char **argv;             /* the command (borrowed from main's argv) */
+	char *path;              /* owned: argv[0] resolved */
+	uint64_t runs;           /* 0: no limit */
+	int64_t time_ns;         /* 0: no budget */
+	unsigned jobs;
+	int64_t timeout_ns;
+	int64_t grace_ns;        /* SIGTERM -> SIGKILL */
+	enum until_rule until;
+	uint64_t until_k;
+	char *until_text;        /* owned: as given, for the record */
+	struct regex *fail_on;   /* owned, or NULL */
+	struct regex *ignore;    /* owned, or NULL */
+	struct regex *sig_re;    /* owned, or NULL */
+	char *out_dir;           /* owned: absolute */
+	uint64_t seed;
+	bool quiet;
+	size_t head_cap, tail_cap;
+	struct pressure_opts pressure;  /* --cpus, --noise, --chaos, ... (pressure.h) */
+	const char *settings_extra;     /* borrowed: JSON members appended to "settings" */
+	/* ---- reports and matrix (issue 6) ---- */
+	double confident_rate;   /* --until confident:RATE */
+	struct matrix *matrix;   /* owned, or NULL without --matrix */
+	bool no_report;          /* --no-report: no report.md/html at the end */
+	struct rundiag_opts diag;       /* --diag-window, --no-diag, --core, --keep-cores (rundiag.h) */
+};
+
+enum outcome {
+	OUT_PASS,
+	OUT_FAIL,
+	OUT_CRASH,
+	OUT_HANG,
+	OUT_IGNORED,
+	OUT__COUNT
+};
+
+const char *outcome_name(enum outcome o);
+
+enum run_state {
+	RS_FREE,
+	RS_RUNNING,     /* main child alive */
+	RS_KILLING,     /* timed out or cancelled: SIGTERM sent, SIGKILL at kill_at */
+	RS_CLEANUP,     /* main child gone; ending what it left, waiting for EOF */
+};
+
+/* One run, from launch to record. Lives in a slot of the series. */
+struct run {
+	enum run_state state;
+	uint64_t index;
+	uint64_t seed;
+	const char *config_json;  /* borrowed from the pressure layer: the record's "config" */
+	pid_t pid;                /* main child, also its process group id */
+	int fd;                   /* read end of the output pipe, -1 after EOF */
+	int64_t start_mono, start_real, end_mono;
+	int64_t deadline;         /* start + timeout */
+	int64_t kill_at;          /* next escalation step */
+	int kill_step;            /* 0 none, 1 SIGTERM sent, 2 SIGKILL sent */
+	int64_t drain_at;         /* last wait for EOF once nothing is alive */
+	bool exited;
+	int status;               /* wait status of the main child */
+	struct rusage ru;
+	bool timed_out;
+	bool frozen;              /* SIGSTOPped at its deadline, waiting for its diagnosis */
+	int64_t frozen_at;        /* when it was stopped */
+	int64_t held_ns;          /* how long it stayed stopped (for the record) */
+	bool cancelled;           /* ended by jostle (interrupt, stop rule): not recorded */
+	struct capture cap;
+	/* results, filled when the run is classified */
+	enum outcome outcome;
+	const char *cell;         /* borrowed: matrix cell label, or NULL */
+	const char *cell_cpus;    /* borrowed: the cell's CPU list ("0-1"), or NULL */
+	struct signature sig;
+	char *diag_json;          /* owned: a JSON object for the record's "diag", or NULL */
+	struct rundiag_state *diag_state;  /* owned: hang evidence until classified (rundiag.h) */
+};
+
+/* Run the series. Returns the exit status of `jostle run`. */
+int series_run(struct run_opts *o);
+
+#endif

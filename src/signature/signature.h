@@ -1,0 +1,57 @@
+/*
+ * signature.h: what makes two failures "the same failure".
+ *
+ * A signature is a kind (the outcome, or a finer kind from diagnosis), the
+ * normalized key line (the most telling line of the output with addresses,
+ * numbers, UUIDs, paths and timestamps stripped), and optionally the top
+ * frames of the program. Its id is the first 8 hex digits of FNV-1a 64 over
+ * kind "\n" key "\n" frames joined by "\n" (docs/FORMAT.md), so `jostle run`
+ * and `jostle survey` give the same id to the same failure.
+ */
+#ifndef JOSTLE_SIGNATURE_H
+#define JOSTLE_SIGNATURE_H
+
+#include <stddef.h>
+
+#include "signature/key.h"
+#include "util/dbuf.h"
+
+struct regex;
+
+struct signature {
+	char kind[32];
+	char *key_line;   /* owned: the line as printed (trimmed), or NULL */
+	char *key;        /* owned: normalized key line, or NULL */
+	char **frames;    /* owned: normalized frame names (may be NULL) */
+	size_t nframes;
+	char id[9];       /* 8 hex digits + NUL */
+};
+
+
+
+/*
+ * The fallback of signature_from_output when no extractor of the shared
+ * table (extractor.h) matched: pick the most telling line of OUTPUT (len bytes; may contain NULs and
+ * invalid UTF-8). user may be NULL; when it matches, its first capture group
+ * (or whole match) is the key line. Returns the line bounds in *start and *end, and
+ * the name of the extractor that chose it (static string), or NULL when the
+ * output has no non-blank line.
+ */
+const char *signature_pick_line(const char *output, size_t len, struct regex *user,
+				size_t *start, size_t *end);
+
+/* Fill sig from a failure of KIND with OUTPUT; frames may be set later. */
+void signature_from_output(struct signature *sig, const char *kind,
+			   const char *output, size_t len, struct regex *user);
+
+/* Take ownership of frames (array and strings) and recompute the id. */
+void signature_set_frames(struct signature *sig, char **frames, size_t nframes);
+void signature_set_kind(struct signature *sig, const char *kind);
+
+/* Recompute sig->id from kind, key and frames. */
+void signature_update_id(struct signature *sig);
+
+
+void signature_release(struct signature *sig);
+
+#endif
