@@ -21,7 +21,7 @@ SAN     ?=
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-VERSION := 0.1.0
+VERSION := 0.2.0
 
 PKGS := libcjson libpcre2-8 libdw zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -245,9 +245,7 @@ static bool read_cpu(int pfd, pid_t tid, uint64_t *ns, char *state)
 			return true;
 		}
 	}
-	static long tck;
-	if (!tck)
-		tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
 	*ns = (st.utime + st.stime) * (uint64_t)(NS_PER_S / tck);
 	return true;
 }
@@ -358,6 +356,13 @@ static void wait_all_stopped(pid_t pid, int max_ms)
 	close(fd);
 }
 
+static bool stop_asked(const struct diag_opts *o, struct diag *d)
+{
+	if (o->stop && atomic_load(o->stop))
+		d->stopped = true;
+	return d->stopped;
+}
+
 int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 {
 	memset(d, 0, sizeof(*d));
@@ -439,8 +444,8 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 	}
 	for (int k = 1; k <= nsamples; k++) {
 		sleep_ns(start + window_ns * k / nsamples - clock_mono_ns());
-		if (o->tick)
-			o->tick(o->tick_ctx);
+		if (stop_asked(o, d))
+			break;
 		pi = 0;
 		for (size_t i = 0; i < d->nthreads; i++) {
 			while (d->procs[pi].pid != d->threads[i].pid)
@@ -508,8 +513,8 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 				wait_all_stopped(d->procs[i].pid, 500);
 		for (size_t i = 0; i < d->nprocs; i++) {
 			struct diag_proc *p = &d->procs[i];
-			if (o->tick)
-				o->tick(o->tick_ctx);
+			if (stop_asked(o, d))
+				break;
 			int n = stack_capture(p->pid, &d->stacks, &p->backend, p->stack_error,
 					      sizeof(p->stack_error));
 			if (n > 0)
@@ -792,10 +797,10 @@ void diag_write_record(const struct diag *d, struct dbuf *out)
 	jsonw_kint(out, "window_ms", d->window_ms);
 	dbuf_addc(out, ',');
 	jsonw_kdbl(out, "elapsed_ms", (double)d->total_ns / 1e6);
-	if (d->held_ns > 0) {
-		dbuf_addc(out, ',');
-		jsonw_kint(out, "held_ms", d->held_ns / NS_PER_MS);
-	}
+	jsonw_kdbl(out, "late_ms", (double)d->late_ns / 1e6);
+	jsonw_kdbl(out, "queued_ms", (double)d->queued_ns / 1e6);
+	if (d->stopped)
+		jsonw_kbool(out, "stopped", true);
 	dbuf_addc(out, '}');
 }
 

@@ -30,6 +30,7 @@
 #ifndef JOSTLE_DIAGNOSE_H
 #define JOSTLE_DIAGNOSE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -70,12 +71,10 @@ struct diag_opts {
 	size_t fold_frames;     /* frames per folded line (default 16) */
 	proctree_adopt_fn *adopt;   /* processes reparented to jostle (may be NULL) */
 	void *adopt_ctx;
-	/* Called between samples and between processes' unwinding (may be
-	 * NULL): `jostle run` freezes other runs that pass their deadline
-	 * while this diagnosis holds its event loop, so that they are still
-	 * hung, not finished, when their own turn comes. */
-	void (*tick)(void *ctx);
-	void *tick_ctx;
+	/* Checked between samples and between processes' unwinding (may be
+	 * NULL): non-zero asks the diagnosis to stop where it is (the engine's
+	 * bound on a diagnosis, or Ctrl-C); what was read so far is kept. */
+	const atomic_int *stop;
 };
 
 #define DIAG_OPTS_INIT { .window_ms = 200, .samples = 10, .stacks = true, .fold_frames = 16 }
@@ -117,8 +116,10 @@ struct diag {
 	struct stack_fold *folds;       /* owned */
 	size_t nfolds;
 	int64_t sample_ns, stack_ns, total_ns;   /* time spent in each phase */
-	int64_t held_ns;        /* set by the caller: how long the tree was held
-				 * stopped before this diagnosis (0: not held) */
+	bool stopped;           /* opts.stop was seen: the diagnosis is partial */
+	/* Set by the caller, for the record: how late after the run's deadline
+	 * the engine saw it, and how long the run waited for a free worker. */
+	int64_t late_ns, queued_ns;
 };
 
 /*

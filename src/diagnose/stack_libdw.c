@@ -29,6 +29,7 @@ struct walk {
 	struct stack_set *out;
 	struct stack_thread *cur;
 	int threads;
+	char why[128];     /* the first thread that could not be unwound: why */
 };
 
 static char *debuginfo_path;
@@ -61,7 +62,8 @@ static int thread_cb(Dwfl_Thread *thread, void *arg)
 	w->threads++;
 	/* A failed unwind keeps the frames found so far (often all of them: the
 	 * outermost frame has no CFI to step past). */
-	(void)dwfl_thread_getframes(thread, frame_cb, w);
+	if (dwfl_thread_getframes(thread, frame_cb, w) != 0 && !w->cur->nr)
+		snprintf(w->why, sizeof(w->why), "%s", dwfl_errmsg(-1));
 	return DWARF_CB_OK;
 }
 
@@ -106,7 +108,8 @@ static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t err
 	for (size_t i = first; i < out->nr; i++)
 		frames += out->v[i].nr;
 	if (w.threads && !frames) {
-		snprintf(err, errlen, "no thread of %d could be unwound", (int)pid);
+		snprintf(err, errlen, "no thread of %d could be unwound (%s)", (int)pid,
+			 w.why[0] ? w.why : "no frame");
 		return -EIO;
 	}
 	return w.threads ? w.threads : -EIO;

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -172,5 +173,10 @@ void record_end(struct dbuf *b, const char *series_id, const char *stop, bool in
 	jsonw_kstr(b, "stop", stop);
 	jsonw_kbool(b, "interrupted", interrupted);
 	jsonw_kdbl(b, "elapsed_s", elapsed_s);
+	/* jostle's own CPU, every thread (diagnosis workers too), not the runs' */
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		jsonw_kdbl(b, "jostle_cpu_s", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	dbuf_adds(b, "}\n");
 }

@@ -1,10 +1,10 @@
 /*
  * rundiag.c: hang and crash diagnosis inside `jostle run` (see rundiag.h).
  *
- * The hang diagnosis runs in the engine's thread, so the event loop pauses
- * for its duration (the sampling window plus the unwinding, well under a
- * second for 100 threads): other runs keep running meanwhile, their output
- * waits in their pipes, and no deadline is missed by more than that.
+ * Hang diagnoses run on worker threads (diagpool.h); what they found is
+ * taken into the run here when the engine collects them. Crash evidence is
+ * read when a run is recorded, in the engine's thread: a crash record is
+ * unwound in about a millisecond (bench/RESULTS.md, "crash storm").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +24,7 @@
 #include "diagnose/stack.h"
 #include "pressure/preload.h"
 #include "run/reap.h"
+#include "run/diagpool.h"
 #include "run/rundiag.h"
 #include "run/series.h"
 #include "signature/crash.h"
@@ -156,12 +157,6 @@ static struct rundiag_state *state(struct run *r)
 	return r->diag_state;
 }
 
-static bool adopt_same_run(pid_t pid, void *ctx)
-{
-	uint64_t run;
-	return reap_run_of(pid, &run) == 0 && run == *(const uint64_t *)ctx;
-}
-
 static void write_file(const char *path, const struct dbuf *b)
 {
 	int rc = fileio_write_file(path, dbuf_str(b), b->len);
@@ -169,36 +164,15 @@ static void write_file(const char *path, const struct dbuf *b)
 		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(-rc));
 }
 
-void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *), void *tick_ctx)
+void rundiag_hang_take(struct run *r, struct diagpool_job *job)
 {
-	if (!o->diag.window_ms)
-		return;
 	struct rundiag_state *st = state(r);
-	struct diag_opts dopt = DIAG_OPTS_INIT;
-	dopt.window_ms = o->diag.window_ms;
-	dopt.adopt = adopt_same_run;
-	dopt.adopt_ctx = &r->index;
-	dopt.tick = tick;
-	dopt.tick_ctx = tick_ctx;
-	struct diag d;
-	(void)diag_run(&d, r->pid, &dopt);
-	struct dbuf b;
-	dbuf_init(&b, 16u << 20);
-	diag_write_text(&d, &b);
-	char *path = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
-	write_file(path, &b);
-	free(path);
-	dbuf_reset(&b);
-	d.held_ns = r->held_ns;   /* it passed its deadline while another run was diagnosed */
-	diag_write_record(&d, &b);
 	free(r->diag_json);
-	r->diag_json = dbuf_detach(&b, NULL);
-	dbuf_release(&b);
-	diag_evidence(&d, &st->hang);
-	st->hang_done = d.kind != DIAG_GONE;
-	/* Python: the tracebacks of every thread, into the run's output. */
-	st->python_ended = diag_python_end(&d, 1000) > 0;
-	diag_release(&d);
+	r->diag_json = job->diag_json;
+	job->diag_json = NULL;
+	st->hang = job->hang;
+	st->hang_done = job->hang_done;
+	st->python_ended = job->python_ended;
 }
 
 /* The program frames of a thread into ev. */

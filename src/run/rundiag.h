@@ -7,8 +7,9 @@
  *               rundiag_start() once
  *               before the series
  *   series.c:   rundiag_env() on the runs' environment; rundiag_core_limit()
- *               for spawn; rundiag_hang() when a run
- *               times out, before anything is killed; rundiag_classify()
+ *               for spawn; a run past its deadline goes to a diagnosis
+ *               worker (diagpool.h), and rundiag_hang_take() takes in what
+ *               it found, before anything is killed; rundiag_classify()
  *               after the signature was picked from the output;
  *               rundiag_release() when the run slot is freed
  *
@@ -79,8 +80,10 @@ void rundiag_env(const struct run_opts *o, struct strvec *env);
 /* spawn_req.core_limit for the series' children. */
 int rundiag_core_limit(const struct run_opts *o);
 
-/* Diagnose hung run r before it is killed; tick (may be NULL) as in diag_opts. */
-void rundiag_hang(const struct run_opts *o, struct run *r, void (*tick)(void *), void *tick_ctx);
+/* What a diagnosis worker found about hung run r (diagpool.h), into r:
+ * the record's "diag", the evidence for its signature. */
+struct diagpool_job;
+void rundiag_hang_take(struct run *r, struct diagpool_job *job);
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
 
 /*

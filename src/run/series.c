@@ -1,7 +1,9 @@
 /*
  * series.c: the engine of `jostle run` (see series.h).
  *
- * One thread, one poll() loop. Signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP)
+ * One thread, one poll() loop; hang diagnoses run on worker threads
+ * (diagpool.h) whose results come back through a pipe in the same poll, so
+ * the loop never waits on them. Signals (SIGCHLD, SIGINT, SIGTERM, SIGHUP)
  * are blocked and read from a signalfd, so there are no handlers to race
  * with; children start with the original mask. Every run's output pipe is
  * non-blocking on our side. Deadlines (timeouts, kill escalation, the time
@@ -9,14 +11,16 @@
  * within a millisecond or two of its deadline.
  *
  * A run is finished only when its main child was reaped, nothing it started
- * is alive any more (group + reparented orphans, see reap.h), and its pipe
- * reached EOF (or everything holding it was killed). Only then is it
+ * is alive any more (group + reparented orphans, see reap.h), its pipe
+ * reached EOF (or everything holding it was killed) and its diagnosis
+ * worker, if it had one, is back. Only then is it
  * classified and written to runs.jsonl, in one write() per line.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +33,7 @@
 #include "pressure/cpuset.h"
 #include "results/finish.h"
 #include "run/machine.h"
+#include "run/diagpool.h"
 #include "run/matrix.h"
 #include "run/progress.h"
 #include "run/reap.h"
@@ -62,9 +67,13 @@ const char *outcome_name(enum outcome o)
 
 struct series {
 	struct run_opts *o;
-	struct run *slots;          /* o->jobs slots */
-	pid_t *pidbuf;              /* o->jobs entries: scratch for main_pids() */
-	unsigned active;
+	struct run *slots;          /* nslots: -j runs plus those handed to diagnosis */
+	unsigned nslots;
+	pid_t *pidbuf;              /* nslots entries: scratch for main_pids() */
+	unsigned active;            /* runs holding a -j slot */
+	unsigned live;              /* runs in any slot */
+	struct diagpool pool;       /* hang diagnosis workers (window_ms > 0) */
+	bool diag_on;
 	uint64_t next_index;
 	int sigfd;
 	int devnull;
@@ -299,8 +308,10 @@ static int launch(struct series *s, struct run *r, int64_t now)
 	r->fd = pfd[0];
 	r->deadline = r->start_mono + s->o->timeout_ns;
 	r->state = RS_RUNNING;
+	r->counted = true;
 	s->next_index++;
 	s->active++;
+	s->live++;
 	return 0;
 }
 
@@ -309,7 +320,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 static size_t main_pids(struct series *s, pid_t *out)
 {
 	size_t n = 0;
-	for (unsigned i = 0; i < s->o->jobs; i++)
+	for (unsigned i = 0; i < s->nslots; i++)
 		if (s->slots[i].state != RS_FREE && !s->slots[i].exited)
 			out[n++] = s->slots[i].pid;
 	return n;
@@ -322,35 +333,37 @@ static size_t signal_run(struct series *s, struct run *r, int sig)
 	return reap_signal_run(r->pid, r->index, sig, s->pidbuf, n);
 }
 
-/* Continue a run held at its deadline (freeze_overdue below); records for how long. */
-static void thaw(struct series *s, struct run *r)
-{
-	if (!r->frozen)
-		return;
-	signal_run(s, r, SIGCONT);
-	r->frozen = false;
-	r->held_ns = clock_mono_ns() - r->frozen_at;
-}
-
 /* Start ending a live run: SIGTERM now, SIGKILL after the grace period. */
 static void begin_kill(struct series *s, struct run *r, int64_t now)
 {
 	signal_run(s, r, SIGTERM);
-	thaw(s, r);   /* a stopped process acts on SIGTERM only once continued */
+	/* a tree a diagnosis stopped acts on SIGTERM only once continued */
+	signal_run(s, r, SIGCONT);
 	r->kill_step = 1;
 	r->kill_at = now + s->o->grace_ns;
-	if (r->state == RS_RUNNING)
+	if (r->state == RS_RUNNING || r->state == RS_DIAGNOSING)
 		r->state = RS_KILLING;
+}
+
+/* The run no longer holds a -j slot: another run may start in its place. */
+static void uncount(struct series *s, struct run *r)
+{
+	if (r->counted) {
+		r->counted = false;
+		s->active--;
+	}
 }
 
 /* End every run in flight except `done` (the one just recorded, may be NULL). */
 static void cancel_all(struct series *s, const struct run *done, int64_t now)
 {
-	for (unsigned i = 0; i < s->o->jobs; i++) {
+	for (unsigned i = 0; i < s->nslots; i++) {
 		struct run *r = &s->slots[i];
 		if (r->state == RS_FREE || r->cancelled || r == done)
 			continue;
 		r->cancelled = true;
+		if (r->diag_job)
+			diagpool_stop_job(r->diag_job);
 		begin_kill(s, r, now);
 	}
 }
@@ -455,34 +468,92 @@ static void finish(struct series *s, struct run *r, int64_t now)
 	r->diag_json = NULL;
 	rundiag_release(r);
 	r->state = RS_FREE;
-	s->active--;
+	uncount(s, r);
+	s->live--;
 }
 
-/*
- * While one hung run is diagnosed the event loop waits (up to a second or
- * two), and runs that hang together pass their deadlines together: left
- * running, they would often finish, slowly, before their own diagnosis, and
- * be recorded as "exited at the timeout" with nothing explained. Each is
- * stopped at its deadline instead, and continued just before its turn.
- */
-struct freeze_ctx {
-	struct series *s;
-	const struct run *busy;
-};
+/* ---- hang diagnosis (diagpool.h) -------------------------------------
+ * A run past its deadline waits in RS_DIAGNOSING for a free worker (it
+ * keeps its -j slot meanwhile, so live trees stay bounded), then gives its
+ * slot up while the worker has it: the next run starts at once. When the
+ * worker is back the run is killed and recorded. */
 
-static void freeze_overdue(void *arg)
+/* The longest a diagnosis may take before it is stopped and the tree killed. */
+static int64_t diag_bound_ns(const struct run_opts *o)
 {
-	struct freeze_ctx *f = arg;
-	struct series *s = f->s;
-	int64_t now = clock_mono_ns();
+	return 10 * NS_PER_S + (int64_t)o->diag.window_ms * NS_PER_MS;
+}
 
-	for (unsigned i = 0; i < s->o->jobs; i++) {
-		struct run *r = &s->slots[i];
-		if (r == f->busy || r->state != RS_RUNNING || r->exited || r->frozen || now < r->deadline)
-			continue;
-		signal_run(s, r, SIGSTOP);
-		r->frozen = true;
-		r->frozen_at = now;
+static void diag_begin(struct series *s, struct run *r, int64_t now)
+{
+	struct diagpool_req req = {
+		.pid = r->pid,
+		.index = r->index,
+		.owner = r,
+		.late_ns = r->late_ns,
+		.queued_ns = now - r->deadline - r->late_ns,
+	};
+	r->diag_job = diagpool_start(&s->pool, &req);
+	if (!r->diag_job) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": no diagnosis worker (%s); ended undiagnosed\n",
+			r->index, strerror(errno));
+		r->diag_taken = true;
+		begin_kill(s, r, now);
+		return;
+	}
+	uncount(s, r);
+	r->diag_bound_at = now + diag_bound_ns(s->o);
+	r->diag_abandon_at = r->diag_bound_at + 2 * s->o->grace_ns + 5 * NS_PER_S;
+}
+
+/* Hand waiting runs to free workers, the earliest deadline first. */
+static void diag_dispatch(struct series *s, int64_t now)
+{
+	while (s->diag_on && diagpool_idle(&s->pool)) {
+		struct run *next = NULL;
+		for (unsigned i = 0; i < s->nslots; i++) {
+			struct run *r = &s->slots[i];
+			if (r->state == RS_DIAGNOSING && !r->diag_job && !r->diag_taken &&
+			    (!next || r->deadline < next->deadline))
+				next = r;
+		}
+		if (!next)
+			return;
+		diag_begin(s, next, now);
+	}
+}
+
+/* Workers that came back: their findings into the runs, then the kill. */
+static void diag_collect(struct series *s, int64_t now)
+{
+	struct diagpool_job *job;
+	while ((job = diagpool_reap(&s->pool))) {
+		struct run *r = job->req.owner;
+		rundiag_hang_take(r, job);
+		diagpool_job_free(job);
+		r->diag_job = NULL;
+		r->diag_taken = true;
+		if (r->state == RS_DIAGNOSING)
+			begin_kill(s, r, now);
+	}
+}
+
+/* A diagnosis past its bound is stopped and its tree killed; a worker
+ * that does not come back even then is given up. */
+static void diag_watch(struct series *s, struct run *r, int64_t now)
+{
+	if (!r->diag_job)
+		return;
+	if (r->state == RS_DIAGNOSING && now >= r->diag_bound_at) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": diagnosis still going after %.0f s; "
+			"stopped, and the run ended\n", r->index, (double)diag_bound_ns(s->o) / 1e9);
+		diagpool_stop_job(r->diag_job);
+		begin_kill(s, r, now);
+	} else if (now >= r->diag_abandon_at && diagpool_abandon(&s->pool, r->diag_job)) {
+		fprintf(stderr, "jostle: run %" PRIu64 ": its diagnosis did not come back; "
+			"recorded without it\n", r->index);
+		r->diag_job = NULL;
+		r->diag_taken = true;
 	}
 }
 
@@ -494,20 +565,30 @@ static void step(struct series *s, struct run *r, int64_t now)
 		return;
 	case RS_RUNNING:
 		if (r->exited) {
-			thaw(s, r);   /* it ended as it was stopped: its leftovers must act on signals */
 			r->state = RS_CLEANUP;
 			break;
 		}
 		if (now >= r->deadline) {
 			r->timed_out = true;
-			/* Explain the hang before anything is killed (rundiag.h). */
-			thaw(s, r);
-			struct freeze_ctx f = { s, r };
-			rundiag_hang(s->o, r, freeze_overdue, &f);
-			begin_kill(s, r, clock_mono_ns());
+			r->late_ns = now - r->deadline;
+			/* Explain the hang before anything is killed (diagpool.h). */
+			if (s->diag_on)
+				r->state = RS_DIAGNOSING;
+			else
+				begin_kill(s, r, now);
 		}
 		return;
+	case RS_DIAGNOSING:
+		if (!r->diag_job && r->exited) {
+			/* it ended on its own while it waited for a worker */
+			r->diag_taken = true;
+			r->state = RS_CLEANUP;
+			break;
+		}
+		diag_watch(s, r, now);
+		return;
 	case RS_KILLING:
+		diag_watch(s, r, now);
 		if (r->exited) {
 			r->state = RS_CLEANUP;
 			break;
@@ -519,6 +600,7 @@ static void step(struct series *s, struct run *r, int64_t now)
 		}
 		return;
 	case RS_CLEANUP:
+		diag_watch(s, r, now);
 		break;
 	}
 	/* The main child is gone: end what it left behind, then wait for EOF. */
@@ -534,6 +616,8 @@ static void step(struct series *s, struct run *r, int64_t now)
 		}
 		return;
 	}
+	if (r->diag_job)
+		return;   /* recorded once its worker is back */
 	if (r->fd < 0) {
 		finish(s, r, now);
 		return;
@@ -550,27 +634,57 @@ static void step(struct series *s, struct run *r, int64_t now)
 
 static struct run *find_pid(struct series *s, pid_t pid)
 {
-	for (unsigned i = 0; i < s->o->jobs; i++)
+	for (unsigned i = 0; i < s->nslots; i++)
 		if (s->slots[i].state != RS_FREE && !s->slots[i].exited && s->slots[i].pid == pid)
 			return &s->slots[i];
 	return NULL;
 }
 
+/* Reap pid (a child that has ended); false when it was not ready. */
+static bool reap_one(struct series *s, pid_t pid)
+{
+	int status;
+	struct rusage ru;
+	pid_t p = wait4(pid, &status, WNOHANG | __WALL | __WNOTHREAD, &ru);
+	if (p <= 0)
+		return false;
+	struct run *r = find_pid(s, p);
+	if (!r)
+		return true;   /* an orphan adopted from some run: nothing to record */
+	r->exited = true;
+	r->status = status;
+	r->ru = ru;
+	r->end_mono = clock_mono_ns();
+	return true;
+}
+
+/*
+ * Reap every child that ended. A run's root process is our child, and a
+ * diagnosis worker that ptrace-attaches to it is a thread of ours: the
+ * kernel then lets any wait of ours take that ptrace stop, as if we were
+ * the tracer, and the worker would wait for it forever. So the next
+ * child is looked at first (WNOWAIT) and reaped only when it ended; when
+ * it is a stop, which is a worker's, the runs' root processes are reaped
+ * one by one instead and the rest waits for the next turn.
+ */
 static void reap(struct series *s)
 {
 	for (;;) {
-		int status;
-		struct rusage ru;
-		pid_t p = wait4(-1, &status, WNOHANG | __WALL, &ru);
-		if (p <= 0)
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL | __WNOTHREAD) < 0 ||
+		    si.si_pid == 0)
 			return;
-		struct run *r = find_pid(s, p);
-		if (!r)
-			continue; /* an orphan adopted from some run: nothing to record */
-		r->exited = true;
-		r->status = status;
-		r->ru = ru;
-		r->end_mono = clock_mono_ns();
+		if (si.si_code == CLD_TRAPPED || si.si_code == CLD_STOPPED) {
+			for (unsigned i = 0; i < s->nslots; i++) {
+				struct run *r = &s->slots[i];
+				if (r->state != RS_FREE && !r->exited && !r->diag_job)
+					(void)reap_one(s, r->pid);
+			}
+			return;
+		}
+		if (!reap_one(s, si.si_pid))
+			return;
 	}
 }
 
@@ -607,7 +721,7 @@ static void on_signal(struct series *s, int64_t now)
 				fprintf(stderr, "\njostle: interrupted; ending runs (again to kill at once)\n");
 			cancel_all(s, NULL, now);
 		} else {
-			for (unsigned i = 0; i < s->o->jobs; i++)
+			for (unsigned i = 0; i < s->nslots; i++)
 				if (s->slots[i].state != RS_FREE)
 					signal_run(s, &s->slots[i], SIGKILL);
 		}
@@ -617,12 +731,16 @@ static void on_signal(struct series *s, int64_t now)
 static int64_t next_deadline(struct series *s, int64_t now)
 {
 	int64_t t = now + 1000 * NS_PER_MS;
-	for (unsigned i = 0; i < s->o->jobs; i++) {
+	for (unsigned i = 0; i < s->nslots; i++) {
 		struct run *r = &s->slots[i];
 		if (r->state == RS_RUNNING && r->deadline < t)
 			t = r->deadline;
 		if (r->state == RS_KILLING && r->kill_at < t)
 			t = r->kill_at;
+		if (r->diag_job) {
+			int64_t d = r->state == RS_DIAGNOSING ? r->diag_bound_at : r->diag_abandon_at;
+			t = d < t ? d : t;
+		}
 		if (r->state == RS_CLEANUP) {
 			/* Poll leftovers often; they usually die within milliseconds. */
 			int64_t soon = now + 5 * NS_PER_MS;
@@ -642,8 +760,8 @@ static int64_t next_deadline(struct series *s, int64_t now)
 
 static int loop(struct series *s)
 {
-	struct pollfd *pfd = xcalloc(s->o->jobs + 1, sizeof(*pfd));
-	struct run **who = xcalloc(s->o->jobs + 1, sizeof(*who));
+	struct pollfd *pfd = xcalloc(s->nslots + 2, sizeof(*pfd));
+	struct run **who = xcalloc(s->nslots + 2, sizeof(*who));
 	for (;;) {
 		int64_t now = clock_mono_ns();
 		if (s->o->time_ns && now >= s->end_budget && !s->stopping) {
@@ -653,11 +771,13 @@ static int loop(struct series *s)
 		while (s->active < s->o->jobs && may_launch(s, now) &&
 		       pressure_may_launch(&s->pr, s->active)) {
 			struct run *r = NULL;
-			for (unsigned i = 0; i < s->o->jobs; i++)
+			for (unsigned i = 0; i < s->nslots; i++)
 				if (s->slots[i].state == RS_FREE) {
 					r = &s->slots[i];
 					break;
 				}
+			if (!r)
+				break;   /* every slot holds a run being diagnosed or ended */
 			int rc = launch(s, r, now);
 			if (rc < 0) {
 				s->start_error = rc;
@@ -666,14 +786,20 @@ static int loop(struct series *s)
 				break;
 			}
 		}
-		if (s->active == 0 && (s->stopping || !may_launch(s, now)))
+		if (s->live == 0 && (s->stopping || !may_launch(s, now)))
 			break;
+		diag_dispatch(s, now);
 
 		nfds_t n = 0;
 		pfd[n].fd = s->sigfd;
 		pfd[n].events = POLLIN;
 		who[n++] = NULL;
-		for (unsigned i = 0; i < s->o->jobs; i++) {
+		if (s->diag_on) {
+			pfd[n].fd = s->pool.fd;
+			pfd[n].events = POLLIN;
+			who[n++] = NULL;
+		}
+		for (unsigned i = 0; i < s->nslots; i++) {
 			struct run *r = &s->slots[i];
 			if (r->state != RS_FREE && r->fd >= 0) {
 				pfd[n].fd = r->fd;
@@ -695,11 +821,13 @@ static int loop(struct series *s)
 			if (pfd[0].revents)
 				on_signal(s, now);
 			for (nfds_t i = 1; i < n; i++)
-				if (pfd[i].revents)
+				if (pfd[i].revents && who[i])
 					read_output(who[i]);
 		}
+		if (s->diag_on)
+			diag_collect(s, now);
 		reap(s);
-		for (unsigned i = 0; i < s->o->jobs; i++)
+		for (unsigned i = 0; i < s->nslots; i++)
 			step(s, &s->slots[i], now);
 		pressure_tick(&s->pr, now);
 		progress_tick(&s->prog, now, s->next_index, s->active);
@@ -767,8 +895,16 @@ int series_run(struct run_opts *o)
 	dbuf_init(&s.text, 4 * (o->head_cap + o->tail_cap) + 4096);
 	dbuf_init(&s.text_sym, 4 * (o->head_cap + o->tail_cap) + 4096);
 	dbuf_init(&s.line, 8u << 20);
-	s.slots = xcalloc(o->jobs, sizeof(*s.slots));
-	s.pidbuf = xcalloc(o->jobs, sizeof(*s.pidbuf));
+	unsigned workers = 0;
+	if (o->diag.window_ms) {
+		cpu_set_t mine;
+		workers = sched_getaffinity(0, sizeof(mine), &mine) == 0 ? (unsigned)CPU_COUNT(&mine) : 1;
+		workers = workers < 1 ? 1 : workers > 8 ? 8 : workers;
+	}
+	/* room for the runs handed to diagnosis and those being ended after it */
+	s.nslots = o->jobs + 2 * workers;
+	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
+	s.pidbuf = xcalloc(s.nslots, sizeof(*s.pidbuf));
 	uint64_t idstate = (uint64_t)clock_real_ns() ^ ((uint64_t)getpid() << 32);
 	snprintf(s.series_id, sizeof(s.series_id), "%016" PRIx64, rng_splitmix64(&idstate));
 
@@ -797,6 +933,12 @@ int series_run(struct run_opts *o)
 		free(s.slots);
 		free(s.pidbuf);
 		return 2;
+	}
+	if (workers) {
+		rc = diagpool_init(&s.pool, o->out_dir, o->diag.window_ms, workers);
+		if (rc < 0)
+			fprintf(stderr, "jostle: hangs will not be diagnosed: %s\n", strerror(-rc));
+		s.diag_on = rc == 0;
 	}
 	s.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sigset_t block;
@@ -827,6 +969,7 @@ int series_run(struct run_opts *o)
 	/* Whatever happened, nothing we started outlives us: noise and cgroups
 	 * first (every run has ended), then anything left. */
 	pressure_stop(&s.pr);
+	diagpool_release(&s.pool);
 	rundiag_stop();
 	reap_kill_all(NULL, 0);
 	progress_done(&s.prog);
@@ -845,7 +988,7 @@ int series_run(struct run_opts *o)
 		else
 			status = failures(&s) ? 1 : 0;
 	}
-	for (size_t i = 0; i < o->jobs; i++)
+	for (size_t i = 0; i < s.nslots; i++)
 		capture_release(&s.slots[i].cap);
 	free(s.slots);
 	free(s.pidbuf);

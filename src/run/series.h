@@ -23,6 +23,7 @@
 
 struct regex;
 struct matrix;
+struct diagpool_job;
 
 enum until_rule {
 	UNTIL_NONE,
@@ -73,6 +74,7 @@ const char *outcome_name(enum outcome o);
 enum run_state {
 	RS_FREE,
 	RS_RUNNING,     /* main child alive */
+	RS_DIAGNOSING,  /* past its deadline: waiting for a diagnosis worker, or in one */
 	RS_KILLING,     /* timed out or cancelled: SIGTERM sent, SIGKILL at kill_at */
 	RS_CLEANUP,     /* main child gone; ending what it left, waiting for EOF */
 };
@@ -94,9 +96,12 @@ struct run {
 	int status;               /* wait status of the main child */
 	struct rusage ru;
 	bool timed_out;
-	bool frozen;              /* SIGSTOPped at its deadline, waiting for its diagnosis */
-	int64_t frozen_at;        /* when it was stopped */
-	int64_t held_ns;          /* how long it stayed stopped (for the record) */
+	int64_t late_ns;          /* how late after the deadline the engine saw it */
+	bool counted;             /* holds one of the -j slots */
+	struct diagpool_job *diag_job;  /* while a diagnosis worker has the run */
+	bool diag_taken;          /* the diagnosis is over (done, stopped or given up) */
+	int64_t diag_bound_at;    /* a diagnosis still going then is stopped */
+	int64_t diag_abandon_at;  /* a worker not back by then is given up */
 	bool cancelled;           /* ended by jostle (interrupt, stop rule): not recorded */
 	struct capture cap;
 	/* results, filled when the run is classified */
