@@ -473,10 +473,13 @@ static void finish(struct series *s, struct run *r, int64_t now)
 }
 
 /* ---- hang diagnosis (diagpool.h) -------------------------------------
- * A run past its deadline waits in RS_DIAGNOSING for a free worker (it
- * keeps its -j slot meanwhile, so live trees stay bounded), then gives its
- * slot up while the worker has it: the next run starts at once. When the
- * worker is back the run is killed and recorded. */
+ * A run past its deadline gives its -j slot up at once, so the next run
+ * starts while it waits in RS_DIAGNOSING for a free worker and while the
+ * worker has it; when the worker is back the run is killed and recorded.
+ * Live trees stay bounded: at most 3 per worker hold no slot (waiting,
+ * diagnosed or being ended); beyond that a hung run keeps its slot until a
+ * worker takes it, and nslots (-j + 4 per worker) is the hard limit. */
+#define UNCOUNTED_PER_WORKER 3
 
 /* The longest a diagnosis may take before it is stopped and the tree killed. */
 static int64_t diag_bound_ns(const struct run_opts *o)
@@ -572,9 +575,11 @@ static void step(struct series *s, struct run *r, int64_t now)
 			r->timed_out = true;
 			r->late_ns = now - r->deadline;
 			/* Explain the hang before anything is killed (diagpool.h). */
-			if (s->diag_on)
+			if (s->diag_on) {
 				r->state = RS_DIAGNOSING;
-			else
+				if (s->live - s->active < UNCOUNTED_PER_WORKER * s->pool.workers)
+					uncount(s, r);
+			} else
 				begin_kill(s, r, now);
 		}
 		return;
@@ -902,7 +907,7 @@ int series_run(struct run_opts *o)
 		workers = workers < 1 ? 1 : workers > 8 ? 8 : workers;
 	}
 	/* room for the runs handed to diagnosis and those being ended after it */
-	s.nslots = o->jobs + 2 * workers;
+	s.nslots = o->jobs + (UNCOUNTED_PER_WORKER + 1) * workers;
 	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
 	s.pidbuf = xcalloc(s.nslots, sizeof(*s.pidbuf));
 	uint64_t idstate = (uint64_t)clock_real_ns() ^ ((uint64_t)getpid() << 32);
