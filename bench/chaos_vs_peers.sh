@@ -37,8 +37,9 @@ if [ -z "${PROGRAMS:-}" ]; then
 	[ -x build-asan/zoo/drain_uaf ] && PROGRAMS="$PROGRAMS asan:drain_uaf"
 fi
 [ -x "$JOSTLE" ] || { echo "chaos_vs_peers: build first (make)" >&2; exit 2; }
-for t in golang-stress stress-ng; do
-	command -v $t >/dev/null || { echo "chaos_vs_peers: $t is not installed" >&2; exit 2; }
+for t in golang-stress:p2 golang-stress:p8 stress-ng:stressng; do
+	case " $MODES " in *" ${t#*:} "*) ;; *) continue ;; esac
+	command -v "${t%:*}" >/dev/null || { echo "chaos_vs_peers: ${t%:*} is not installed" >&2; exit 2; }
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/chaos-vs-peers.XXXXXX")

@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # tests/run.sh BUILD...: run every unit test and end-to-end test against each
 # build folder (normally build and build-asan) and print the closing line
-# "N passed, N failed". Exit 1 when anything failed.
+# "N passed, N failed, N skipped". A TAP line "ok ... # SKIP reason" (any
+# case) counts as skipped, not passed: a GPU test on a machine without a
+# GPU. Exit 1 when anything failed.
 set -u
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- build
-pass=0 fail=0 failed_names=()
+pass=0 fail=0 skip=0 failed_names=()
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 tally() { # NAME LOGFILE RC
-	local p f
-	p=$(grep -c '^ok ' "$2")
+	local p f s
+	s=$(grep -ciE '^ok .*# skip' "$2")
+	p=$(($(grep -c '^ok ' "$2") - s))
 	f=$(grep -c '^not ok ' "$2")
 	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "not ok - $1 exited $3" >> "$2"; fi
-	pass=$((pass + p)); fail=$((fail + f))
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
-		failed_names+=("$1"); echo "FAIL $1 ($p passed, $f failed)"; grep -A3 '^not ok' "$2" | head -40
+		failed_names+=("$1"); echo "FAIL $1 ($p passed, $f failed, $s skipped)"; grep -A3 '^not ok' "$2" | head -40
+	elif [ "$s" -gt 0 ]; then
+		echo "ok   $1 ($p, $s skipped)"; grep -iE '^ok .*# skip' "$2" | head -3
 	else
 		echo "ok   $1 ($p)"
 	fi
@@ -42,5 +47,5 @@ for b in "$@"; do
 	done
 done
 [ ${#failed_names[@]} -eq 0 ] || printf 'failed: %s\n' "${failed_names[@]}"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -12,6 +12,8 @@
  *   1  the race's symptom was observed; the message the real code would
  *      print is on stderr
  *   2  bad usage: one line on stderr naming the option and what it expects
+ *  77  skipped: the program needs something this machine lacks (a CUDA
+ *      driver and device for cuda_graph_registry); one line on stderr says what
  * A crash stays a crash (SIGSEGV, an ASan report): that is the symptom.
  */
 #ifndef ZOO_H
@@ -28,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { ZOO_PASS = 0, ZOO_FAIL = 1, ZOO_USAGE = 2 };
+enum { ZOO_PASS = 0, ZOO_FAIL = 1, ZOO_USAGE = 2, ZOO_SKIP = 77 };
 
 struct zoo_opts {
 	bool fixed;

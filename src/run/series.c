@@ -39,6 +39,7 @@
 #include "run/reap.h"
 #include "run/record.h"
 #include "run/series.h"
+#include "signature/crash.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/jsonw.h"
@@ -394,6 +395,8 @@ static void classify(struct series *s, struct run *r)
 		r->outcome = OUT_FAIL;
 	else if (o->fail_on && regex_search(o->fail_on, text, len, NULL))
 		r->outcome = OUT_FAIL;
+	else if (crash_sanitizer_failed(text, len))
+		r->outcome = OUT_FAIL;   /* compute-sanitizer exits 0 after its report */
 	else
 		r->outcome = OUT_PASS;
 	if (r->outcome != OUT_PASS && o->ignore && regex_search(o->ignore, text, len, NULL))

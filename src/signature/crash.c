@@ -709,6 +709,45 @@ static bool try_compute_sanitizer(const char *line, struct lines *l, struct cras
 	return true;
 }
 
+static bool contains(const char *s, size_t n, const char *needle)
+{
+	return memmem(s, n, needle, strlen(needle)) != NULL;
+}
+
+static bool starts_n(const char *s, size_t n, const char *prefix)
+{
+	size_t k = strlen(prefix);
+	return n >= k && !memcmp(s, prefix, k);
+}
+
+enum crash_line crash_report_line(const char *kind, const char *line, size_t len)
+{
+	if (kind && !strcmp(kind, "compute-sanitizer")) {
+		if (!starts_n(line, len, "========="))
+			return CRASH_LINE_OTHER;
+		/* "========= ERROR SUMMARY: 2 errors", "========= RACECHECK SUMMARY: ..." */
+		return contains(line, len, " SUMMARY: ") ? CRASH_LINE_END : CRASH_LINE_IN;
+	}
+	if (starts_n(line, len, "SUMMARY: ") || (starts_n(line, len, "==") && contains(line, len, "==ABORTING")))
+		return CRASH_LINE_END;
+	return CRASH_LINE_OTHER;
+}
+
+bool crash_sanitizer_failed(const char *text, size_t len)
+{
+	/* Every report crash_parse() reads of a sanitizer holds one of these. */
+	if (!contains(text, len, "Sanitizer: ") && !contains(text, len, "runtime error: ") &&
+	    !contains(text, len, "========= "))
+		return false;
+	struct crash_report *r = malloc(sizeof(*r));  /* 30 KB: not on the stack */
+	if (!r)
+		return false;
+	bool failed = crash_parse(text, len, r) && r->tool && strstr(r->tool, "anitizer") &&
+		      !starts(r->ev.key_line, "Warning");
+	free(r);
+	return failed;
+}
+
 /* ---- the dispatcher --------------------------------------------------- */
 
 bool crash_parse(const char *text, size_t len, struct crash_report *out)

@@ -57,6 +57,35 @@ struct crash_report {
 bool crash_parse(const char *text, size_t len, struct crash_report *out);
 
 /*
+ * crash_sanitizer_failed: true when TEXT (LEN bytes) holds the error report
+ * of a sanitizer (AddressSanitizer, LeakSanitizer, ThreadSanitizer, UBSan,
+ * compute-sanitizer): a run whose output holds one failed, whatever its
+ * exit status. compute-sanitizer exits 0 after its reports unless given
+ * --error-exitcode; the others do with exitcode=0 or halt_on_error=0. A
+ * compute-sanitizer warning (racecheck's "Warning: Race reported ...") is
+ * not an error. Cheap on output that holds no report.
+ */
+bool crash_sanitizer_failed(const char *text, size_t len);
+
+/*
+ * Where a line stands in a report opened by an earlier line (for the
+ * extractors, which read a log line by line; crash_parse() reads a whole
+ * report at once and agrees with this):
+ *   CRASH_LINE_IN     a line of the report that opens nothing of its own
+ *   CRASH_LINE_END    the report's last line
+ *   CRASH_LINE_OTHER  anything else (it may belong to the report or not)
+ * KIND is the extractor's kind of the report ("asan", "compute-sanitizer",
+ * NULL). compute-sanitizer prints one report per process, from its first
+ * record to "ERROR SUMMARY" (or "RACECHECK SUMMARY"): the records in it, a
+ * memcheck error and the API error it causes or many race hazards, are one
+ * report of the kind of its first record, in `jostle run`, `jostle survey`
+ * and `jostle explain` alike. Sanitizer reports end at "SUMMARY: ..." or
+ * "==PID==ABORTING".
+ */
+enum crash_line { CRASH_LINE_OTHER, CRASH_LINE_IN, CRASH_LINE_END };
+enum crash_line crash_report_line(const char *kind, const char *line, size_t len);
+
+/*
  * The culprits of a Python traceback dump in TEXT (faulthandler's blocks of
  * "Thread ... (most recent call first):"): the innermost program frame of
  * each thread, as "file.py:function", sorted, into ev->frames. Used for

@@ -54,7 +54,7 @@ const struct extractor extractor_table[] = {
 	  .key = "$2", .frame = 1, .follow = FOLLOW_REPORT },
 	{ .name = "compute-sanitizer", .kind = "compute-sanitizer", .outcome = "crash", .tier = T1,
 	  .anchor = "========= ",
-	  .pattern = "^=+ ((?:Invalid|Race|Uninitialized|Leaked|Out-of-range|Misaligned|Barrier|Program hit) .*?)\\s*$",
+	  .pattern = "^=+ ((?:(?:Error|Warning): )?(?:Invalid|Race|Uninitialized|Leaked|Out-of-range|Misaligned|Barrier|Program hit) .*?)\\s*$",
 	  .key = "$1", .follow = FOLLOW_REPORT },
 	{ .name = "glibc-abort", .outcome = "crash", .tier = T1,
 	  .anchor = "(): ",
@@ -845,11 +845,6 @@ static bool starts(const char *s, size_t n, const char *prefix)
 	return n >= k && !memcmp(s, prefix, k);
 }
 
-static bool contains(const char *s, size_t n, const char *needle)
-{
-	return memmem(s, n, needle, strlen(needle)) != NULL;
-}
-
 /* Go: "example.com/pkg.(*Pool).drain(0xc000010000)" -> "pkg.(*Pool).drain". */
 static bool go_frame(const char *s, size_t n, const char **fn, size_t *fnl)
 {
@@ -876,29 +871,44 @@ static bool go_frame(const char *s, size_t n, const char **fn, size_t *fnl)
 	return true;
 }
 
+/*
+ * A line below a report's first line. The report's lines go to the crash
+ * parser, up to REPORT_LINES and REPORT_BYTES; they are still scanned for
+ * findings of their own, except the lines that crash_report_line() says are
+ * inside the report: those are consumed, so that the second record of a
+ * compute-sanitizer report (the API error a memcheck error causes) does not
+ * become a finding that outranks the first. True when consumed.
+ */
+static bool follow_report(struct extractor_scan *sc, const char *s, size_t n)
+{
+	struct extractor_pending *pd = sc->pend;
+	enum crash_line at = crash_report_line(pd->ex->kind, s, n);
+	bool room = pd->lines_left > 0 && pd->window.len + n + 1 <= REPORT_BYTES;
+	if (room) {
+		pd->lines_left--;
+		dbuf_add(&pd->window, s, n);
+		dbuf_addc(&pd->window, '\n');
+	}
+	if (at == CRASH_LINE_END || (!room && at != CRASH_LINE_IN))
+		pend_settle(sc, NULL, 0);
+	return at == CRASH_LINE_IN;
+}
+
 /* One line while a follow-up is pending. True when the line was consumed. */
 static bool follow_line(struct extractor_scan *sc, const char *s, size_t n)
 {
 	struct extractor_pending *pd = sc->pend;
 	const char *fn;
 	size_t fnl;
+	if (pd->ex->follow == FOLLOW_REPORT)
+		return follow_report(sc, s, n);
 	if (pd->lines_left-- == 0) {
 		pend_settle(sc, NULL, 0);
 		return false;
 	}
 	switch (pd->ex->follow) {
 	case FOLLOW_REPORT:
-		/* the report's lines go to the crash parser; they are still
-		 * scanned for findings of their own (not consumed) */
-		if (pd->window.len + n + 1 > REPORT_BYTES) {
-			pend_settle(sc, NULL, 0);
-			return false;
-		}
-		dbuf_add(&pd->window, s, n);
-		dbuf_addc(&pd->window, '\n');
-		if (starts(s, n, "SUMMARY: ") || (n > 2 && s[0] == '=' && s[1] == '=' && contains(s, n, "==ABORTING")))
-			pend_settle(sc, NULL, 0);
-		return false;
+		break;	/* follow_report() */
 	case FOLLOW_GO_FRAME:
 		if (pd->state == 0) {
 			if (starts(s, n, "goroutine ") && n && s[n - 1] == ':')

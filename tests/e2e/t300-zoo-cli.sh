@@ -5,7 +5,7 @@
 # documented symptom. Nothing here depends on the race happening.
 . "$(dirname "$0")/../lib.sh"
 
-progs="registry_aba deferred_cleanup spin_handshake drain_uaf drain_election"
+progs="registry_aba deferred_cleanup spin_handshake drain_uaf drain_election cuda_graph_registry"
 
 for p in $progs; do
 	check "$p is built" test -x "$ZOO/$p"
