@@ -18,7 +18,8 @@
 # Environment (all optional; every loop is bounded in time):
 #   BUDGET=10 ATTEMPTS=5 CAP=20 RUN_TIMEOUT=10 MODES="seq p2 p8 stressng jostle auto"
 #   PROGRAMS="registry_aba ... asan:drain_uaf"  (default: every zoo program)
-#   BUILD=build  FIXED=0
+#   BUILD=build (a folder with jostle and zoo/, relative or absolute)  FIXED=0
+#   JOSTLE_ARGS="-j 8"  options added to jostle's own modes (jostle, auto)
 # Prints a Markdown table on stdout; progress on stderr.
 set -u
 cd "$(dirname "$0")/.."
@@ -28,7 +29,8 @@ ATTEMPTS=${ATTEMPTS:-5}
 CAP=${CAP:-20}
 RT=${RUN_TIMEOUT:-10}
 MODES=${MODES:-seq p2 p8 stressng jostle auto}
-JOSTLE=$PWD/$B/jostle
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+JOSTLE=$B/jostle
 if [ -z "${PROGRAMS:-}" ]; then
 	PROGRAMS=
 	for f in "$B"/zoo/*; do
@@ -61,7 +63,7 @@ elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 path_of() { # PROG -> binary path
-	case $1 in asan:*) echo "$PWD/build-asan/zoo/${1#asan:}" ;; *) echo "$PWD/$B/zoo/$1" ;; esac
+	case $1 in asan:*) echo "$PWD/build-asan/zoo/${1#asan:}" ;; *) echo "$B/zoo/$1" ;; esac
 }
 
 # loop PROG SECONDS FIRST [FLAGS]: a sequential loop; prints "runs fails
@@ -116,6 +118,8 @@ stressng() {
 jrun() {
 	local bin=$1 secs=$2 first=$3 auto=$4 flags=${5:-} d=$tmp/j.$RANDOM
 	local opts=(-q --time "${secs}s" --timeout "${RT}s" -o "$d")
+	# shellcheck disable=SC2206
+	[ -n "${JOSTLE_ARGS:-}" ] && opts+=($JOSTLE_ARGS)
 	[ "$first" = 1 ] && opts+=(--until first-failure)
 	[ "$auto" = 1 ] && opts+=(--chaos auto)
 	"$JOSTLE" run "${opts[@]}" -- "$bin" $flags > /dev/null 2>&1

@@ -577,8 +577,11 @@ static void on_callback(void *arg)
 static int graph_launch(struct box *g, CUstream stream, struct err *e)
 {
 	CUgraphExec exec;
-	CUresult rc = cu.GraphInstantiateWithFlags(&exec, graph_of(g), 0);
+	CUresult rc;
 
+	if (!is_valid(g))
+		return fail(e, ZE_NOT_VALID, "GraphDefinition.instantiate", "GraphDefinition is no longer valid");
+	rc = cu.GraphInstantiateWithFlags(&exec, graph_of(g), 0);
 	if (rc)
 		return fail_driver(e, rc, "cuGraphInstantiateWithFlags");
 	rc = cu.GraphLaunch(exec, stream);

@@ -55,7 +55,7 @@ fi
 
 # sanitized TOOL MODE [--fixed]: two runs of kernel_bugs under compute-sanitizer, results in $TMP/TOOL-MODE*
 sanitized() {
-	local out=$TMP/$1-$2$3
+	local out=$TMP/$1-$2${3:-}
 	timeout 300 "$JOSTLE" run -q -n 2 -j 2 --timeout 120s -o "$out" -- "$CS" --tool "$1" "$K" "$2" ${3:+"$3"} \
 		> "$out.stdout" 2>&1
 }

@@ -9,12 +9,13 @@
  *                                last thread writes one element past the buffer
  *                                (memcheck)
  *
- * Exit status: 0 when the CUDA calls succeeded and the result is right, 1
- * when a CUDA call failed or the result is wrong, 2 bad usage, 77 no CUDA
- * device. Without a sanitizer both bugs usually go unnoticed (the race gives
- * the right sum on most runs; the stray write lands in allocation padding):
- * that is why they need one. racecheck exits 0 after reporting the race
- * unless given --error-exitcode, which is why jostle reads the report.
+ * Exit status: 0 when the CUDA calls succeeded (and, for oob, the result is
+ * right), 1 when a CUDA call failed or oob's result is wrong, 2 bad usage,
+ * 77 no CUDA device. Without a sanitizer both bugs go unnoticed: race does
+ * not check its sums (it prints how many are wrong and exits 0, as the code
+ * it stands for would), and the stray write lands in allocation padding.
+ * racecheck exits 0 after reporting the race unless given --error-exitcode,
+ * which is why jostle reads the report (a run whose output holds one fails).
  *
  * Built with nvcc where it exists (mk/cuda.mk, bench/gpu.sh); not part of
  * the C build.
@@ -65,12 +66,12 @@ static int run_race(int fixed)
 	if (check(cudaGetLastError(), "launch") || check(cudaDeviceSynchronize(), "cudaDeviceSynchronize") ||
 	    check(cudaMemcpy(host, out, sizeof(host), cudaMemcpyDeviceToHost), "cudaMemcpy"))
 		return 1;
+	/* Like the code this stands for, it does not check its sums: the race
+	 * goes unnoticed (exit 0) unless a sanitizer reports it. */
+	int wrong = 0;
 	for (int i = 0; i < N; i++)
-		if (host[i] != i + (i + 32) % N) {
-			fprintf(stderr, "kernel_bugs: race: out[%d] = %d, expected %d\n", i, host[i], i + (i + 32) % N);
-			return 1;
-		}
-	printf("kernel_bugs: race%s: %d sums right\n", fixed ? " (fixed)" : "", N);
+		wrong += host[i] != i + (i + 32) % N;
+	printf("kernel_bugs: race%s: %d sums, %d of them wrong\n", fixed ? " (fixed)" : "", N, wrong);
 	return 0;
 }
 
