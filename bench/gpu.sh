@@ -11,11 +11,14 @@
 #   sanitizer  zoo/cuda/kernel_bugs under racecheck and memcheck inside
 #              `jostle run`: outcomes, signatures (kind, frames), explain;
 #              the raw reports saved as OUT/cs_racecheck.txt, cs_memcheck.txt
-#   race       cuda_graph_registry: failing share per shape in a plain loop;
-#              jostle run --chaos auto on the default heap (SECS/3) and on
-#              the shared heap (SECS, the "before" of compare)
-#   fixed      the fixed variant, FIXED_RUNS runs under --chaos auto on the
-#              shared heap ("after"), and jostle compare BEFORE after
+#   calibrate  cuda_graph_registry: failing share per shape in a plain loop
+#              on the shared heap; jostle run --chaos auto on the heap as it
+#              is (SECS/3)
+#   race       jostle run --chaos auto on the shared heap (SECS, the "before"
+#              of compare)
+#   fixed      the fixed variant, FIXED_RUNS runs (at most FIXED_SECS, when
+#              set) under --chaos auto on the shared heap ("after"), and
+#              jostle compare BEFORE after
 #   peers      side by side, SECS each, on the shared heap: a plain loop,
 #              golang-stress -p 8 (where it is on PATH) and jostle --chaos
 #              auto: failures per minute and the time to the first failure
@@ -31,7 +34,7 @@
 # (default a new folder under /tmp), STEPS (default all, in the order
 # above), SECS=60, FIXED_RUNS=2000, JOBS=8 (jostle -j: CUDA context creation
 # does not scale to 8 runs per CPU), SHAPE (the race's and peers' program
-# arguments, default "--threads 2 --iters 1"), BEFORE (default OUT/before),
+# arguments, default "--threads 2 --iters 5"), BEFORE (default OUT/before),
 # HEAP, COMPUTE_SANITIZER. Prints the report on stdout; results stay in OUT.
 set -u
 cd "$(dirname "$0")/.."
@@ -40,8 +43,8 @@ OUT=${OUT:-$(mktemp -d /tmp/jostle-gpu.XXXXXX)}
 SECS=${SECS:-60}
 FIXED_RUNS=${FIXED_RUNS:-2000}
 JOBS=${JOBS:-8}
-STEPS=${STEPS:-machine reuse sanitizer race fixed peers}
-SHAPE=${SHAPE:---threads 2 --iters 1}
+STEPS=${STEPS:-machine reuse sanitizer calibrate race fixed peers}
+SHAPE=${SHAPE:---threads 2 --iters 5}
 HEAP=${HEAP:-GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.arena_max=1}
 BEFORE=${BEFORE:-$OUT/before}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
@@ -139,8 +142,8 @@ print("per arm (failed/runs): " + ", ".join("%s %d/%d" % (k, v[1], v[0]) for k, 
 PY
 }
 
-if step race; then
-h "race: cuda_graph_registry, the buggy variant"
+if step calibrate; then
+h "calibrate: cuda_graph_registry, the buggy variant, per shape and heap"
 echo "a plain loop, 12 runs per shape, on the shared heap ($HEAP):"
 for shape in "--threads 2 --iters 1" "--threads 2 --iters 5" "--threads 4 --iters 100"; do
 	f=0
@@ -150,6 +153,10 @@ done
 echo "\$ jostle run --chaos auto -j $JOBS --time $((SECS / 3))s -- cuda_graph_registry $SHAPE    (the heap as it is)"
 "$J" run -q --chaos auto -j "$JOBS" --time "$((SECS / 3))s" --timeout 60s -o "$OUT/default-heap" -- "$R" $SHAPE > /dev/null 2>&1
 echo "exit $?"; sig "$OUT/default-heap"
+fi
+
+if step race; then
+h "race: cuda_graph_registry $SHAPE, the buggy variant, on the shared heap"
 echo "\$ jostle run --chaos auto -j $JOBS --time ${SECS}s -- env $HEAP cuda_graph_registry $SHAPE"
 "$J" run -q --chaos auto -j "$JOBS" --time "${SECS}s" --timeout 60s -o "$BEFORE" -- env $HEAP "$R" $SHAPE > "$OUT/before.txt" 2>&1
 echo "exit $?"; sig "$BEFORE"; firsts "$BEFORE"
@@ -157,8 +164,8 @@ fi
 
 if step fixed; then
 h "fixed: $FIXED_RUNS runs of cuda_graph_registry --fixed (its default shape) under --chaos auto on the shared heap"
-echo "\$ jostle run --chaos auto -j $JOBS -n $FIXED_RUNS -- env $HEAP cuda_graph_registry --fixed"
-"$J" run -q --chaos auto -j "$JOBS" -n "$FIXED_RUNS" --timeout 60s -o "$OUT/after" -- env $HEAP "$R" --fixed > "$OUT/after.txt" 2>&1
+echo "\$ jostle run --chaos auto -j $JOBS -n $FIXED_RUNS${FIXED_SECS:+ --time ${FIXED_SECS}s} -- env $HEAP cuda_graph_registry --fixed"
+"$J" run -q --chaos auto -j "$JOBS" -n "$FIXED_RUNS" ${FIXED_SECS:+--time "${FIXED_SECS}s"} --timeout 60s -o "$OUT/after" -- env $HEAP "$R" --fixed > "$OUT/after.txt" 2>&1
 echo "exit $?"; sig "$OUT/after"; firsts "$OUT/after"
 echo "\$ jostle compare before after"
 "$J" compare "$BEFORE" "$OUT/after"
