@@ -16,9 +16,9 @@
 #              is (SECS/3)
 #   race       jostle run --chaos auto on the shared heap (SECS, the "before"
 #              of compare)
-#   fixed      the fixed variant, FIXED_RUNS runs (at most FIXED_SECS, when
-#              set) under --chaos auto on the shared heap ("after"), and
-#              jostle compare BEFORE after
+#   fixed      the fixed variant with the same SHAPE, FIXED_RUNS runs (at
+#              most FIXED_SECS, when set) under --chaos auto on the shared
+#              heap ("after"), and jostle compare BEFORE after
 #   peers      side by side, SECS each, on the shared heap: a plain loop,
 #              golang-stress -p 8 (where it is on PATH) and jostle --chaos
 #              auto: failures per minute and the time to the first failure
@@ -163,9 +163,9 @@ echo "exit $?"; sig "$BEFORE"; firsts "$BEFORE"
 fi
 
 if step fixed; then
-h "fixed: $FIXED_RUNS runs of cuda_graph_registry --fixed (its default shape) under --chaos auto on the shared heap"
-echo "\$ jostle run --chaos auto -j $JOBS -n $FIXED_RUNS${FIXED_SECS:+ --time ${FIXED_SECS}s} -- env $HEAP cuda_graph_registry --fixed"
-"$J" run -q --chaos auto -j "$JOBS" -n "$FIXED_RUNS" ${FIXED_SECS:+--time "${FIXED_SECS}s"} --timeout 60s -o "$OUT/after" -- env $HEAP "$R" --fixed > "$OUT/after.txt" 2>&1
+h "fixed: $FIXED_RUNS runs of cuda_graph_registry --fixed $SHAPE under --chaos auto on the shared heap"
+echo "\$ jostle run --chaos auto -j $JOBS -n $FIXED_RUNS${FIXED_SECS:+ --time ${FIXED_SECS}s} -- env $HEAP cuda_graph_registry --fixed $SHAPE"
+"$J" run -q --chaos auto -j "$JOBS" -n "$FIXED_RUNS" ${FIXED_SECS:+--time "${FIXED_SECS}s"} --timeout 60s -o "$OUT/after" -- env $HEAP "$R" --fixed $SHAPE > "$OUT/after.txt" 2>&1
 echo "exit $?"; sig "$OUT/after"; firsts "$OUT/after"
 echo "\$ jostle compare before after"
 "$J" compare "$BEFORE" "$OUT/after"

@@ -60,6 +60,25 @@ explain "$D/cs_memcheck.txt" cs1; explain "$D/cs_memcheck_new.txt" cs2
 check_eq "compute-sanitizer: kind" "$(json "$TMP/cs1.json" 'd["crash"]["kind"]')" compute-sanitizer-memcheck
 check_eq "compute-sanitizer: two formats, one signature" "$(json "$TMP/cs2.json" 'd["sig_id"]')" "$(json "$TMP/cs1.json" 'd["sig_id"]')"
 
+# Real reports of compute-sanitizer on an H200 (tests/data/cs_*_h200.txt).
+# racecheck exits 0 after its report: the run fails all the same, and run,
+# explain and the report's kind agree; memcheck's report holds the API error
+# the bad write causes, and stays one memcheck report.
+for tool in racecheck memcheck; do
+	explain "$D/cs_${tool}_h200.txt" "h200-$tool"
+	"$JOSTLE" run -q -n 2 -o "$TMP/run-$tool" -- cat "$D/cs_${tool}_h200.txt" > /dev/null 2>&1; rc=$?
+	check_eq "$tool (H200): a run that exits 0 with the report fails" "$rc" 1
+	check_eq "$tool (H200): outcome and exit" "$(json "$TMP/run-$tool/runs.jsonl" '[(r["outcome"], r["exit"]) for r in rows]')" \
+		"[('fail', 0), ('fail', 0)]"
+	check_eq "$tool (H200): explain's kind" "$(json "$TMP/h200-$tool.json" 'd["crash"]["kind"]')" "compute-sanitizer-$tool"
+	check_eq "$tool (H200): the run's signature is explain's" "$(json "$TMP/run-$tool/runs.jsonl" 'rows[0]["sig_id"]')" \
+		"$(json "$TMP/h200-$tool.json" 'd["sig_id"]')"
+	check_eq "$tool (H200): one kind for the report" "$(json "$TMP/run-$tool/runs.jsonl" 'rows[0]["sig_kind"]')" "compute-sanitizer-$tool"
+done
+printf '========= COMPUTE-SANITIZER\nall fine\n========= ERROR SUMMARY: 0 errors\n' > "$TMP/cs-clean.log"
+"$JOSTLE" run -q -n 1 -o "$TMP/run-clean" -- cat "$TMP/cs-clean.log" > /dev/null 2>&1
+check_eq "compute-sanitizer without errors: the run passes" "$?" 0
+
 printf 'all fine\n' > "$TMP/clean.log"
 "$JOSTLE" explain "$TMP/clean.log" > "$TMP/clean.out"; check_eq "no report: exit 1" "$?" 1
 check "no report: says so" grep -q 'no crash report found' "$TMP/clean.out"

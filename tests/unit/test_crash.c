@@ -115,6 +115,51 @@ int main(void)
 	CHECK_STR(r.ev.kind, "compute-sanitizer-racecheck");
 	CHECK_STR(frames(), "reduce_kernel");
 
+	/* Real reports of compute-sanitizer 2025.3.1 on an H200 (driver
+	 * 580.159.04), zoo/cuda/kernel_bugs: the kernel, then host frames. */
+	CHECK(parse("cs_racecheck_h200.txt"));
+	CHECK_STR(r.ev.kind, "compute-sanitizer-racecheck");
+	CHECK_STR(r.ev.key_line, "Error: Race reported between Write access at neighbour_sum(const int *, int *, int)+0x140 in kernel_bugs.cu:34");
+	CHECK_STR(frames(), "neighbour_sum");
+	CHECK(stack("device") && stack("device")->nframes == 2);
+	CHECK(parse("cs_memcheck_h200.txt"));
+	CHECK_STR(r.ev.kind, "compute-sanitizer-memcheck");   /* the first record, not the API error after it */
+	CHECK_STR(r.ev.key_line, "Invalid __global__ write of size 4 bytes");
+	CHECK_STR(frames(), "scale,run_oob,main");
+
+	/* A sanitizer's report fails a run whatever its exit status; a clean
+	 * compute-sanitizer run, a racecheck warning and other tools' reports do not. */
+	static const char *const failing[] = { "cs_racecheck_h200.txt", "cs_memcheck_h200.txt", "cs_memcheck.txt",
+		"asan_uaf.txt", "tsan_race.txt", "ubsan_overflow.txt", "lsan_leak.txt" };
+	for (size_t i = 0; i < sizeof(failing) / sizeof(failing[0]); i++) {
+		size_t n;
+		char *text = slurp(failing[i], &n);
+		CHECK(crash_sanitizer_failed(text, n));
+		free(text);
+	}
+	static const char *const clean[] = {
+		"========= COMPUTE-SANITIZER\nok\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n",
+		"========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n",
+		"========= Warning: Race reported between Read access at k(int *)+0x10 in k.cu:3\n"
+		"=========     and Write access at k(int *)+0x20 in k.cu:4 [2 hazards]\n",
+		"============================= test session starts ==============================\n",
+		"free(): double free detected in tcache 2\n",
+	};
+	for (size_t i = 0; i < sizeof(clean) / sizeof(clean[0]); i++)
+		CHECK(!crash_sanitizer_failed(clean[i], strlen(clean[i])));
+
+	/* Lines of a report, as the extractors see them one at a time. */
+#define LINE(kind, s) crash_report_line(kind, s, strlen(s))
+	CHECK(LINE("compute-sanitizer", "========= Program hit cudaErrorLaunchFailure (error 719)") == CRASH_LINE_IN);
+	CHECK(LINE("compute-sanitizer", "=========     at scale(int *, int, int)+0xf0 in kernel_bugs.cu:45") == CRASH_LINE_IN);
+	CHECK(LINE("compute-sanitizer", "========= ERROR SUMMARY: 2 errors") == CRASH_LINE_END);
+	CHECK(LINE("compute-sanitizer", "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)") == CRASH_LINE_END);
+	CHECK(LINE("compute-sanitizer", "kernel_bugs: cudaDeviceSynchronize: unspecified launch failure") == CRASH_LINE_OTHER);
+	CHECK(LINE("asan", "SUMMARY: AddressSanitizer: heap-use-after-free x.c:3 in f") == CRASH_LINE_END);
+	CHECK(LINE("asan", "==4242==ABORTING") == CRASH_LINE_END);
+	CHECK(LINE("asan", "=================================================================") == CRASH_LINE_OTHER);
+	CHECK(LINE(NULL, "    #0 0x1 in f x.c:3") == CRASH_LINE_OTHER);
+
 	/* Nothing to find; NULs and a cut report do not crash the parser. */
 	CHECK(!crash_parse("all good\nbye\n", 13, &r));
 	CHECK_STR(r.ev.kind, "");

@@ -6,6 +6,7 @@
 #include "signature/signature.h"
 #include "util/dbuf.h"
 #include "util/regex.h"
+#include "slurp.h"
 #include "tap.h"
 
 static char *norm(const char *s)
@@ -69,6 +70,27 @@ int main(void)
 		key_id("asan-heap-use-after-free", "AddressSanitizer: heap-use-after-free", sg.frames, 1, want);
 		CHECK_STR(sg.id, want);
 		signature_release(&sg);
+	}
+
+	/* One kind per report: a memcheck error and the API error it causes are
+	 * one compute-sanitizer report, of the kind of its first record, and
+	 * the signature has the crash parser's (jostle explain's) frames. */
+	{
+		struct signature sg;
+		size_t n;
+		char *t = slurp("cs_memcheck_h200.txt", &n);
+		signature_from_output(&sg, "fail", t, n, NULL);
+		CHECK_STR(sg.kind, "compute-sanitizer-memcheck");
+		CHECK_STR(sg.key, "Invalid __global__ write of size N bytes");
+		CHECK(sg.nframes == 3 && !strcmp(sg.frames[0], "scale") && !strcmp(sg.frames[2], "main"));
+		signature_release(&sg);
+		free(t);
+		t = slurp("cs_racecheck_h200.txt", &n);
+		signature_from_output(&sg, "fail", t, n, NULL);
+		CHECK_STR(sg.kind, "compute-sanitizer-racecheck");
+		CHECK(sg.nframes == 1 && !strcmp(sg.frames[0], "neighbour_sum"));
+		signature_release(&sg);
+		free(t);
 	}
 
 	/* User pattern: group 1 is the key line. */
