@@ -37,6 +37,7 @@
 #include <stdatomic.h>
 
 #include "zoo.h"
+#include "graph_registry.h"
 
 /*
  * The window between release and retire: invalidating the Python-side
@@ -45,7 +46,6 @@
 #ifndef INVALIDATE_ROUNDS
 #define INVALIDATE_ROUNDS 750
 #endif
-#define NBUCKETS 1024
 #define MAX_CHILDREN 4
 
 /* ---- the driver API, loaded with dlopen (the declarations of cuda.h) ---- */
@@ -178,34 +178,7 @@ static int child_nodes(CUgraph g, CUgraphNode *out, size_t cap)
 	return (int)k;
 }
 
-/* ---- the registry: raw CUgraph value -> metadata box ---- */
-
-/*
- * A GraphBox. raw is 0 once the graph is retired (is_valid false). Roots own
- * their hierarchy: the list of boxes of the graphs embedded under them. A box
- * is shared (registry, hierarchy, views) and freed with its last reference.
- */
-struct box {
-	_Atomic uintptr_t raw;
-	atomic_int refs;
-	struct box *root;	/* the owner of the hierarchy (self for a root) */
-	struct box *parent;	/* NULL for a root */
-	CUgraphNode node;	/* the node of parent that embeds this graph */
-	int nattach;		/* attachments (callbacks) of this graph's subtree */
-	struct box *hier_next;	/* in root->hier */
-	struct box *hier;	/* root only: embedded boxes */
-};
-
-struct entry {
-	uintptr_t raw;
-	struct box *box;	/* the registry holds a reference */
-	struct entry *next;
-};
-
-static struct {
-	pthread_mutex_t lock;
-	struct entry *bucket[NBUCKETS];
-} reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
+/* ---- the registry (graph_registry.h), keyed by raw CUgraph values ---- */
 
 static void *xcalloc_or_die(size_t size)
 {
@@ -218,134 +191,9 @@ static void *xcalloc_or_die(size_t size)
 	return p;
 }
 
-static struct box *box_ref(struct box *b)
-{
-	atomic_fetch_add(&b->refs, 1);
-	return b;
-}
-
-static void box_unref(struct box *b)
-{
-	if (b && atomic_fetch_sub(&b->refs, 1) == 1)
-		free(b);
-}
-
-static struct box *box_new(uintptr_t raw, struct box *parent, CUgraphNode node)
-{
-	struct box *b = xcalloc_or_die(sizeof(*b));
-
-	atomic_init(&b->raw, raw);
-	atomic_init(&b->refs, 1);
-	b->parent = parent;
-	b->node = node;
-	b->root = parent ? parent->root : b;
-	return b;
-}
-
-static bool is_valid(struct box *b)
-{
-	return atomic_load(&b->raw) != 0;
-}
-
 static CUgraph graph_of(struct box *b)
 {
 	return (CUgraph)atomic_load(&b->raw);
-}
-
-static struct entry **reg_find_locked(uintptr_t raw)
-{
-	size_t h = (size_t)((raw >> 4) * 0x9e3779b97f4a7c15ULL >> 54) % NBUCKETS;
-	struct entry **pe = &reg.bucket[h];
-
-	while (*pe && (*pe)->raw != raw)
-		pe = &(*pe)->next;
-	return pe;
-}
-
-/* Registers b under raw, replacing (and releasing) whatever was there. */
-static void reg_insert_locked(uintptr_t raw, struct box *b)
-{
-	struct entry **pe = reg_find_locked(raw);
-
-	if (*pe) {
-		box_unref((*pe)->box);
-		(*pe)->box = box_ref(b);
-		return;
-	}
-	struct entry *e = xcalloc_or_die(sizeof(*e));
-	e->raw = raw;
-	e->box = box_ref(b);
-	*pe = e;
-}
-
-static void reg_remove_locked(struct entry **pe)
-{
-	struct entry *e = *pe;
-
-	*pe = e->next;
-	box_unref(e->box);
-	free(e);
-}
-
-/* The box registered under raw, with a reference for the caller, or NULL. */
-static struct box *registry_lookup(uintptr_t raw)
-{
-	struct box *b = NULL;
-
-	pthread_mutex_lock(&reg.lock);
-	struct entry **pe = reg_find_locked(raw);
-	if (*pe)
-		b = box_ref((*pe)->box);
-	pthread_mutex_unlock(&reg.lock);
-	return b;
-}
-
-/* retire_graph: the buggy retirement, by raw value: whatever is registered under raw now. */
-static void retire_graph(uintptr_t raw)
-{
-	pthread_mutex_lock(&reg.lock);
-	struct entry **pe = reg_find_locked(raw);
-	if (*pe) {
-		atomic_store(&(*pe)->box->raw, 0);
-		reg_remove_locked(pe);
-	}
-	pthread_mutex_unlock(&reg.lock);
-}
-
-/* Retires exactly box b (its own entry, if still registered). */
-static void retire_box(struct box *b)
-{
-	pthread_mutex_lock(&reg.lock);
-	uintptr_t raw = atomic_load(&b->raw);
-	if (raw) {
-		struct entry **pe = reg_find_locked(raw);
-		if (*pe && (*pe)->box == b)
-			reg_remove_locked(pe);
-		atomic_store(&b->raw, 0);
-	}
-	pthread_mutex_unlock(&reg.lock);
-}
-
-/*
- * create_child_graph_handle: the handle of embedded graph raw under
- * (parent, node). As in cuda.core, an existing entry is returned as is:
- * with a reused raw value that is another thread's stale box.
- */
-static struct box *create_child_graph_handle(uintptr_t raw, struct box *parent, CUgraphNode node)
-{
-	pthread_mutex_lock(&reg.lock);
-	struct entry **pe = reg_find_locked(raw);
-	if (*pe) {
-		struct box *b = box_ref((*pe)->box);
-		pthread_mutex_unlock(&reg.lock);
-		return b;
-	}
-	struct box *b = box_new(raw, parent, node);
-	reg_insert_locked(raw, b);
-	b->hier_next = b->root->hier;	/* the hierarchy's reference */
-	b->root->hier = box_ref(b);
-	pthread_mutex_unlock(&reg.lock);
-	return b;
 }
 
 /* ---- the cuda.core layer: GraphDefinition, GraphNode ---- */
@@ -383,11 +231,7 @@ static struct box *graph_new(struct err *e)
 		fail_driver(e, rc, "cuGraphCreate");
 		return NULL;
 	}
-	struct box *b = box_new((uintptr_t)g, NULL, NULL);
-	pthread_mutex_lock(&reg.lock);
-	reg_insert_locked((uintptr_t)g, b);
-	pthread_mutex_unlock(&reg.lock);
-	return b;
+	return registry_add_root((uintptr_t)g);
 }
 
 /*
@@ -414,7 +258,7 @@ static CUresult graph_clone_attachments(struct box *clone, struct box *source, s
 		struct box *src_box = registry_lookup((uintptr_t)nested_src);
 		if (!src_box)
 			return CUDA_ERROR_INVALID_VALUE;
-		struct box *h = create_child_graph_handle((uintptr_t)nested_clone, clone, clone_nodes[k]);
+		struct box *h = create_child_graph_handle((uintptr_t)nested_clone, clone, (uintptr_t)clone_nodes[k]);
 		CUresult st = graph_clone_attachments(h, src_box, clone);
 		box_unref(h);
 		box_unref(src_box);
@@ -423,24 +267,6 @@ static CUresult graph_clone_attachments(struct box *clone, struct box *source, s
 	}
 	clone->nattach = source->nattach;
 	return CUDA_SUCCESS;
-}
-
-/* Collects, with references, the boxes of the graphs embedded under (parent, node). */
-static int collect_embedded(struct box *parent, CUgraphNode node, struct box **out, int cap)
-{
-	int n = 0;
-
-	pthread_mutex_lock(&reg.lock);
-	for (struct box *b = parent->root->hier; b && n < cap; b = b->hier_next) {
-		for (struct box *a = b; a; a = a->parent) {
-			if (a->parent == parent && a->node == node) {
-				out[n++] = box_ref(b);
-				break;
-			}
-		}
-	}
-	pthread_mutex_unlock(&reg.lock);
-	return n;
 }
 
 /* Reads the raw values of the views and invalidates them on the Python side: the window. */
@@ -474,7 +300,7 @@ static CUresult graph_node_destroy(struct gnode *n, bool fixed)
 		rc = cu.GraphDestroyNode(n->node);
 		if (rc)
 			return rc;
-		int cnt = collect_embedded(n->parent, n->node, views, 8);
+		int cnt = collect_embedded(n->parent, (uintptr_t)n->node, views, 8);
 		views_walk(views, raws, cnt);
 		for (int i = 0; i < cnt; i++) {
 			if (raws[i])
@@ -485,7 +311,7 @@ static CUresult graph_node_destroy(struct gnode *n, bool fixed)
 		return CUDA_SUCCESS;
 	}
 	/* Retire (reserve) first, so no other thread can see a reused value. */
-	int cnt = collect_embedded(n->parent, n->node, views, 8);
+	int cnt = collect_embedded(n->parent, (uintptr_t)n->node, views, 8);
 	views_walk(views, raws, cnt);
 	for (int i = 0; i < cnt; i++)
 		retire_box(views[i]);
@@ -520,7 +346,7 @@ static int graph_embed(struct box *parent, struct box *child, struct gnode *out,
 	rc = cu.GraphChildGraphNodeGetGraph(node, &emb);
 	if (rc)
 		return fail_driver(e, rc, "cuGraphChildGraphNodeGetGraph");
-	struct box *h = create_child_graph_handle((uintptr_t)emb, parent, node);
+	struct box *h = create_child_graph_handle((uintptr_t)emb, parent, (uintptr_t)node);
 	if (graph_clone_attachments(h, child, parent)) {
 		struct gnode rollback = { .parent = parent, .node = node };
 		box_unref(h);
@@ -537,15 +363,8 @@ static int graph_embed(struct box *parent, struct box *child, struct gnode *out,
 /* Destroys a root GraphDefinition: its hierarchy is retired first, then the driver graph. */
 static void graph_free(struct box *root)
 {
-	uintptr_t raw = atomic_load(&root->raw);
+	uintptr_t raw = retire_hierarchy(root);
 
-	for (struct box *b = root->hier, *next; b; b = next) {
-		next = b->hier_next;
-		retire_box(b);
-		box_unref(b);
-	}
-	root->hier = NULL;
-	retire_box(root);
 	if (raw)
 		cu.GraphDestroy((CUgraph)raw);
 	box_unref(root);
