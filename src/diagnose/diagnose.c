@@ -21,6 +21,7 @@
 
 #include "diagnose/diagnose.h"
 #include "diagnose/procfs.h"
+#include "diagnose/pystack.h"
 #include "signature/frame.h"
 #include "util/clock.h"
 #include "util/jsonw.h"
@@ -302,6 +303,14 @@ static void probe_python(int pfd, struct diag_proc *p)
 	exe[n > 0 ? n : 0] = '\0';
 	const char *base = frame_basename(exe);
 	p->python = !strncmp(base, "python", 6) || !strncmp(p->comm, "python", 6);
+	if (!p->python) {
+		/* a program that embeds libpython; the loader maps it early,
+		 * so the head of a long maps file is enough */
+		enum { MAPS_HEAD = 64 * 1024 };
+		char *maps = xmalloc(MAPS_HEAD);
+		p->python = procfs_read(pfd, "maps", maps, MAPS_HEAD) > 0 && pystack_maps_python(maps);
+		free(maps);
+	}
 	if (!p->python)
 		return;
 	struct procfs_status st;
@@ -361,6 +370,23 @@ static bool stop_asked(const struct diag_opts *o, struct diag *d)
 	if (o->stop && atomic_load(o->stop))
 		d->stopped = true;
 	return d->stopped;
+}
+
+/* The Python stacks of p, merged into d->stacks (the tree is stopped). */
+static void python_stacks(struct diag *d, struct diag_proc *p)
+{
+	struct pystack ps;
+	int n = pystack_read(p->pid, &ps);
+	if (ps.version)
+		pyoffsets_version_str(ps.version, p->py_version, sizeof(p->py_version));
+	if (n > 0)
+		p->py_threads = (unsigned)pystack_merge(&ps, &d->stacks, p->pid);
+	p->py_frames = p->py_threads > 0;
+	if (n == 0)
+		strvec_push(&p->py_problems, "no Python thread states (the interpreter is not running Python code)");
+	for (size_t i = 0; i < ps.problems.nr; i++)
+		strvec_push(&p->py_problems, ps.problems.v[i]);
+	pystack_release(&ps);
 }
 
 int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
@@ -519,6 +545,8 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 					      sizeof(p->stack_error));
 			if (n > 0)
 				p->stack_error[0] = '\0';
+			if (o->python && p->python)
+				python_stacks(d, p);
 		}
 		for (size_t i = 0; i < d->nprocs; i++)
 			if (stopped[i])
@@ -535,6 +563,8 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 
 void diag_release(struct diag *d)
 {
+	for (size_t i = 0; i < d->nprocs; i++)
+		strvec_release(&d->procs[i].py_problems);
 	free(d->procs);
 	free(d->threads);
 	stack_set_release(&d->stacks);
@@ -594,9 +624,15 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 		unsigned nt = 0;
 		for (size_t j = 0; j < d->nthreads; j++)
 			nt += d->threads[j].pid == p->pid;
+		char py[96] = "";
+		if (p->python && p->py_frames)
+			snprintf(py, sizeof(py), " [python %s: Python frames of %u thread%s]", p->py_version,
+				 p->py_threads, p->py_threads == 1 ? "" : "s");
+		else if (p->python)
+			snprintf(py, sizeof(py), " [python%s%s]", p->py_version[0] ? " " : "", p->py_version);
 		dbuf_addf(out, "  %*s%d %s (%u thread%s)%s%s%s\n", 2 * p->depth, "", (int)p->pid, p->comm,
 			  nt, nt == 1 ? "" : "s", p->adopted ? " [reparented to jostle]" : "",
-			  p->python ? " [python]" : "", p->python && p->faulthandler ? " [faulthandler]" : "");
+			  py, p->python && p->faulthandler ? " [faulthandler]" : "");
 	}
 
 	dbuf_adds(out, "\nthreads:\n      PID      TID ST ROLE        CPU%  WAIT                 NAME\n");
@@ -623,6 +659,8 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 		const struct diag_proc *p = &d->procs[i];
 		if (p->stack_error[0])
 			dbuf_addf(out, "  no stacks for %d %s: %s\n", (int)p->pid, p->comm, p->stack_error);
+		for (size_t j = 0; j < p->py_problems.nr; j++)
+			dbuf_addf(out, "  python %d %s: %s\n", (int)p->pid, p->comm, p->py_problems.v[j]);
 	}
 	struct evidence ev;
 	diag_evidence(d, &ev);
@@ -687,6 +725,47 @@ static void write_folds(const struct diag *d, struct dbuf *out, size_t max)
 	dbuf_addc(out, ']');
 }
 
+enum diag_pystacks diag_pystacks_of(const struct diag_proc *p)
+{
+	if (!p->python)
+		return DIAG_PY_NONE;
+	if (p->py_frames)
+		return DIAG_PY_FRAMES;
+	return p->faulthandler ? DIAG_PY_FAULTHANDLER : DIAG_PY_NONE;
+}
+
+const char *diag_pystacks_name(enum diag_pystacks k)
+{
+	return k == DIAG_PY_FRAMES ? "frames" : k == DIAG_PY_FAULTHANDLER ? "faulthandler" : "none";
+}
+
+static void write_problems(const struct strvec *v, struct dbuf *out)
+{
+	jsonw_key(out, "problems");
+	dbuf_addc(out, '[');
+	for (size_t i = 0; i < v->nr; i++) {
+		if (i)
+			dbuf_addc(out, ',');
+		jsonw_string(out, v->v[i], strlen(v->v[i]));
+	}
+	dbuf_addc(out, ']');
+}
+
+/* "python":{"version":..,"stacks":"frames","threads":N,"problems":[..]} of one process */
+static void write_python(const struct diag_proc *p, struct dbuf *out)
+{
+	jsonw_key(out, "python");
+	dbuf_addc(out, '{');
+	jsonw_kstr(out, "version", p->py_version[0] ? p->py_version : NULL);
+	dbuf_addc(out, ',');
+	jsonw_kstr(out, "stacks", diag_pystacks_name(diag_pystacks_of(p)));
+	dbuf_addc(out, ',');
+	jsonw_kint(out, "threads", p->py_threads);
+	dbuf_addc(out, ',');
+	write_problems(&p->py_problems, out);
+	dbuf_addc(out, '}');
+}
+
 void diag_write_json(const struct diag *d, struct dbuf *out)
 {
 	dbuf_addc(out, '{');
@@ -733,6 +812,10 @@ void diag_write_json(const struct diag *d, struct dbuf *out)
 		dbuf_addc(out, ',');
 		jsonw_kstr(out, "stack_error", p->stack_error[0] ? p->stack_error : NULL);
 		dbuf_addc(out, ',');
+		if (p->python) {
+			write_python(p, out);
+			dbuf_addc(out, ',');
+		}
 		jsonw_key(out, "threads");
 		dbuf_addc(out, '[');
 		bool first = true;
@@ -765,8 +848,9 @@ void diag_write_json(const struct diag *d, struct dbuf *out)
 			for (size_t k = 0; sk && k < sk->nr; k++) {
 				if (k)
 					dbuf_addc(out, ',');
-				const char *fn = sk->frames[k].fn[0] ? sk->frames[k].fn : "??";
-				jsonw_string(out, fn, strlen(fn));
+				char label[512];
+				stack_frame_label(&sk->frames[k], label, sizeof(label));
+				jsonw_string(out, label, strlen(label));
 			}
 			dbuf_adds(out, "]}");
 		}
@@ -777,6 +861,40 @@ void diag_write_json(const struct diag *d, struct dbuf *out)
 	dbuf_addc(out, ',');
 	write_evidence(d, out);
 	dbuf_addc(out, '}');
+}
+
+/*
+ * The record says how the Python stacks were had, "python":{"stacks":
+ * "frames"|"faulthandler"|"none","processes":N,"problems":[...]}, when the
+ * tree has Python processes: "frames" when every one was read from
+ * outside, "faulthandler" when any falls back to SIGABRT, else "none".
+ * Followed by a comma when written.
+ */
+static void write_python_record(const struct diag *d, struct dbuf *out)
+{
+	unsigned n = 0, frames = 0, fault = 0;
+	struct strvec problems = STRVEC_INIT;
+	for (size_t i = 0; i < d->nprocs; i++) {
+		const struct diag_proc *p = &d->procs[i];
+		enum diag_pystacks k = diag_pystacks_of(p);
+		n += p->python;
+		frames += k == DIAG_PY_FRAMES;
+		fault += k == DIAG_PY_FAULTHANDLER;
+		for (size_t j = 0; j < p->py_problems.nr && problems.nr < 8; j++)
+			strvec_push(&problems, p->py_problems.v[j]);
+	}
+	if (!n)
+		return;
+	jsonw_key(out, "python");
+	dbuf_addc(out, '{');
+	enum diag_pystacks k = frames == n ? DIAG_PY_FRAMES : fault ? DIAG_PY_FAULTHANDLER : DIAG_PY_NONE;
+	jsonw_kstr(out, "stacks", diag_pystacks_name(k));
+	dbuf_addc(out, ',');
+	jsonw_kint(out, "processes", n);
+	dbuf_addc(out, ',');
+	write_problems(&problems, out);
+	dbuf_adds(out, "},");
+	strvec_release(&problems);
 }
 
 void diag_write_record(const struct diag *d, struct dbuf *out)
@@ -794,6 +912,7 @@ void diag_write_record(const struct diag *d, struct dbuf *out)
 	dbuf_addc(out, ',');
 	write_folds(d, out, 5);
 	dbuf_addc(out, ',');
+	write_python_record(d, out);
 	jsonw_kint(out, "window_ms", d->window_ms);
 	dbuf_addc(out, ',');
 	jsonw_kdbl(out, "elapsed_ms", (double)d->total_ns / 1e6);
@@ -897,7 +1016,7 @@ int diag_python_end(const struct diag *d, int wait_ms)
 	int sent = 0;
 	for (size_t i = 0; i < d->nprocs; i++) {
 		const struct diag_proc *p = &d->procs[i];
-		if (p->python && p->faulthandler && p->pid > 1 && !kill(p->pid, SIGABRT))
+		if (diag_pystacks_of(p) == DIAG_PY_FAULTHANDLER && p->pid > 1 && !kill(p->pid, SIGABRT))
 			sent++;
 	}
 	int64_t deadline = clock_mono_ns() + (int64_t)wait_ms * NS_PER_MS;
@@ -905,7 +1024,7 @@ int diag_python_end(const struct diag *d, int wait_ms)
 		bool all = true;
 		for (size_t i = 0; i < d->nprocs && all; i++) {
 			const struct diag_proc *p = &d->procs[i];
-			if (p->python && p->faulthandler)
+			if (diag_pystacks_of(p) == DIAG_PY_FAULTHANDLER)
 				all = proc_ended(p->pid);
 		}
 		if (all)

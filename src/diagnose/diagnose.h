@@ -8,12 +8,17 @@
  *   diag_write_record(&d, &buf);    the "diag" member of a run record
  *   diag_evidence(&d, &ev);         kind/key/frames for the signature
  *   diag_python_end(&d, 2000);      optional: SIGABRT to Python processes
+ *                                   whose frames could not be read
  *   diag_release(&d);
  *
  * diag_run() first samples every thread of every process of the tree for
  * the window (state, wait channel, syscall, CPU time), so that nothing it
  * does itself disturbs the picture, and only then unwinds the stacks
  * (stack.h), which stops each thread briefly. It never kills anything.
+ * While the tree is stopped for the unwinding, the Python stacks of its
+ * Python processes are read too (pystack.h) and merged into the native
+ * ones: each _PyEval_EvalFrameDefault frame becomes the Python frames it
+ * runs, so folding, culprit frames and signatures see Python functions.
  *
  * Classification, from each thread's role over the window:
  *   livelock    some threads runnable and burning CPU, none in D or stopped
@@ -39,6 +44,7 @@
 #include "diagnose/stack.h"
 #include "signature/evidence.h"
 #include "util/dbuf.h"
+#include "util/strvec.h"
 
 enum diag_role {
 	DIAG_ROLE_SPIN,      /* runnable / burning CPU */
@@ -68,6 +74,8 @@ struct diag_opts {
 	int window_ms;          /* sampling window (default 200) */
 	int samples;            /* state samples within the window (default 10) */
 	bool stacks;            /* unwind native stacks (default true) */
+	bool python;            /* read Python stacks and merge them (default
+				 * true; needs stacks) */
 	size_t fold_frames;     /* frames per folded line (default 16) */
 	proctree_adopt_fn *adopt;   /* processes reparented to jostle (may be NULL) */
 	void *adopt_ctx;
@@ -77,7 +85,8 @@ struct diag_opts {
 	const atomic_int *stop;
 };
 
-#define DIAG_OPTS_INIT { .window_ms = 200, .samples = 10, .stacks = true, .fold_frames = 16 }
+#define DIAG_OPTS_INIT { .window_ms = 200, .samples = 10, .stacks = true, .python = true, \
+			 .fold_frames = 16 }
 
 struct diag_thread {
 	pid_t pid, tid;
@@ -99,6 +108,18 @@ struct diag_proc {
 	bool faulthandler;      /* it handles SIGABRT (faulthandler enabled) */
 	const char *backend;    /* stack backend that worked, or NULL */
 	char stack_error[256];  /* why no stacks, "" when there are */
+	/* Python stacks (pystack.h), when python: */
+	char py_version[24];    /* "3.11.2", "" when unknown */
+	bool py_frames;         /* its Python frames were read and merged */
+	unsigned py_threads;    /* Python threads merged */
+	struct strvec py_problems;  /* owned: one line per problem */
+};
+
+/* How a Python process's stacks are known. */
+enum diag_pystacks {
+	DIAG_PY_NONE,           /* not at all */
+	DIAG_PY_FRAMES,         /* read from outside and merged (pystack.h) */
+	DIAG_PY_FAULTHANDLER,   /* to be printed by faulthandler: diag_python_end() */
 };
 
 struct diag {
@@ -159,10 +180,16 @@ void diag_write_record(const struct diag *d, struct dbuf *out);
  */
 void diag_evidence(const struct diag *d, struct evidence *ev);
 
+/* How the Python stacks of process p are known (NONE for other processes). */
+enum diag_pystacks diag_pystacks_of(const struct diag_proc *p);
+const char *diag_pystacks_name(enum diag_pystacks k);
+
 /*
- * End every Python process of the tree that has faulthandler enabled with
- * SIGABRT, so that it prints all threads' tracebacks to its stderr, and
- * wait up to wait_ms for them to die. Returns the number signalled.
+ * The fallback for Python stacks that could not be read from outside: end
+ * every Python process of the tree whose frames were not read
+ * (diag_pystacks_of() says DIAG_PY_FAULTHANDLER) with SIGABRT, so that
+ * faulthandler prints all threads' tracebacks to its stderr, and wait up to
+ * wait_ms for them to die. Returns the number signalled.
  */
 int diag_python_end(const struct diag *d, int wait_ms);
 

@@ -55,10 +55,8 @@ int stack_capture(pid_t pid, struct stack_set *out, const char **used, char *why
 		/* Drop anything a failed backend left half-done. */
 		while (out->nr > before) {
 			struct stack_thread *t = &out->v[--out->nr];
-			for (size_t i = 0; i < t->nr; i++) {
-				free(t->frames[i].fn);
-				free(t->frames[i].module);
-			}
+			for (size_t i = 0; i < t->nr; i++)
+				stack_frame_release(&t->frames[i]);
 			free(t->frames);
 		}
 		why_add(why, whylen, (*b)->name, err[0] ? err : strerror(rc < 0 ? -rc : EIO));
@@ -91,19 +89,40 @@ void stack_thread_push(struct stack_thread *t, const char *fn, const char *modul
 	char name[256];
 	frame_normalize(fn, name, sizeof(name));
 	struct stack_frame *f = &t->frames[t->nr++];
+	memset(f, 0, sizeof(*f));
 	f->fn = xstrdup(name);
 	f->module = module && *module ? xstrdup(module) : NULL;
 	f->pc = pc;
+}
+
+void stack_frame_release(struct stack_frame *f)
+{
+	free(f->fn);
+	free(f->module);
+	free(f->key);
+	f->fn = f->module = f->key = NULL;
+}
+
+const char *stack_frame_label(const struct stack_frame *f, char *buf, size_t len)
+{
+	const char *fn = f->fn && f->fn[0] ? f->fn : "??";
+	if (f->python && f->line > 0)
+		snprintf(buf, len, "%s (%s:%d)", fn, f->module ? frame_basename(f->module) : "?", f->line);
+	else if (f->python)
+		snprintf(buf, len, "%s (%s)", fn, f->module ? frame_basename(f->module) : "?");
+	else if (!f->fn[0] && f->module)
+		snprintf(buf, len, "?? (%s)", frame_basename(f->module));
+	else
+		snprintf(buf, len, "%s", fn);
+	return buf;
 }
 
 void stack_set_release(struct stack_set *s)
 {
 	for (size_t i = 0; i < s->nr; i++) {
 		struct stack_thread *t = &s->v[i];
-		for (size_t j = 0; j < t->nr; j++) {
-			free(t->frames[j].fn);
-			free(t->frames[j].module);
-		}
+		for (size_t j = 0; j < t->nr; j++)
+			stack_frame_release(&t->frames[j]);
 		free(t->frames);
 	}
 	free(s->v);
@@ -123,10 +142,10 @@ const char *stack_program_frame(const struct stack_thread *t, size_t i)
 {
 	for (size_t j = 0; j < t->nr; j++) {
 		const struct stack_frame *f = &t->frames[j];
-		if (frame_is_runtime(f->fn, f->module))
+		if (f->python ? frame_python_stdlib(f->module) : frame_is_runtime(f->fn, f->module))
 			continue;
 		if (i-- == 0)
-			return f->fn;
+			return f->python && f->key ? f->key : f->fn;
 	}
 	return NULL;
 }
@@ -135,16 +154,11 @@ static char *fold_line(const struct stack_thread *t, size_t maxframes)
 {
 	struct dbuf b;
 	dbuf_init(&b, 8192);
+	char label[512];
 	for (size_t i = 0; i < t->nr && i < maxframes; i++) {
-		const struct stack_frame *f = &t->frames[i];
 		if (i)
 			dbuf_adds(&b, " <- ");
-		if (f->fn[0])
-			dbuf_adds(&b, f->fn);
-		else if (f->module)
-			dbuf_addf(&b, "?? (%s)", frame_basename(f->module));
-		else
-			dbuf_adds(&b, "??");
+		dbuf_adds(&b, stack_frame_label(&t->frames[i], label, sizeof(label)));
 	}
 	if (t->nr > maxframes || t->truncated)
 		dbuf_adds(&b, " <- ...");

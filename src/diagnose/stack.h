@@ -21,11 +21,19 @@
 #include <sys/types.h>
 
 #define STACK_MAX_FRAMES 64
+/* A stack with Python frames merged in (pystack.h) may be this long. */
+#define STACK_MAX_MERGED (4 * STACK_MAX_FRAMES)
 
 struct stack_frame {
-	char *fn;          /* owned; normalized name, "" when unknown */
+	char *fn;          /* owned; normalized name, "" when unknown; a Python
+			    * frame's function (co_name) */
 	char *module;      /* owned; object path (or source file), or NULL */
-	uint64_t pc;
+	uint64_t pc;       /* 0 for Python frames */
+	int line;          /* a Python frame's line, 0 when unknown */
+	bool python;       /* a Python frame: module is its source file */
+	char *key;         /* owned; how signatures name a Python frame, as
+			    * they name faulthandler's: "t.py:waiter"; NULL
+			    * for native frames */
 };
 
 struct stack_thread {
@@ -86,6 +94,14 @@ int stack_capture(pid_t pid, struct stack_set *out, const char **used, char *why
 struct stack_thread *stack_set_add(struct stack_set *s, pid_t pid, pid_t tid);
 /* Append a frame; FN is normalized with frame_normalize(), MODULE copied. */
 void stack_thread_push(struct stack_thread *t, const char *fn, const char *module, uint64_t pc);
+/* Free the strings of a frame (not the frame). */
+void stack_frame_release(struct stack_frame *f);
+/*
+ * A frame as stacks show it, into buf: "fn" for a native frame ("??" or
+ * "?? (module)" when unknown), "fn (file.py:LINE)" for a Python frame.
+ * Returns buf.
+ */
+const char *stack_frame_label(const struct stack_frame *f, char *buf, size_t len);
 void stack_set_release(struct stack_set *s);
 
 /* The thread of TID in s, or NULL. */
@@ -94,6 +110,8 @@ const struct stack_thread *stack_set_find(const struct stack_set *s, pid_t tid);
 /*
  * The i-th program frame (not runtime: frame.h) of a thread, innermost
  * first, or NULL. stack_program_frame(t, 0) is "the culprit function".
+ * A Python frame is runtime when its file is in the standard library
+ * (frame_python_stdlib()), and is named by its key ("t.py:waiter").
  */
 const char *stack_program_frame(const struct stack_thread *t, size_t i);
 

@@ -185,7 +185,7 @@ static const char *const runtime_modules[] = {
 	"libc.so", "libc-", "libpthread", "ld-linux", "ld64.so", "ld-2.", "libdl.",
 	"librt.", "libm.so", "libasan", "libtsan", "libubsan", "liblsan", "libhwasan",
 	"libmsan", "libgcc_s", "libstdc++", "libpython", "python2", "python3", "[vdso", "linux-vdso",
-	"libjostle-chaos", "libjostle-crash", "libcuda.", "libcudart", "libnvrtc", "libcupti", "libnvidia", NULL,
+	"libjostle-chaos", "libjostle-crash", "libffi.", "libcuda.", "libcudart", "libnvrtc", "libcupti", "libnvidia", NULL,
 };
 
 /* Source paths (in sanitizer reports) that are runtime code. */
@@ -242,4 +242,31 @@ bool frame_is_runtime(const char *fn, const char *module)
 	if (!fn || !*fn)
 		return true;  /* an unknown frame is an address: never stable */
 	return has_prefix(fn, runtime_prefixes) || is_one_of(fn, runtime_names);
+}
+
+bool frame_python_stdlib(const char *path)
+{
+	if (!path || !*path)
+		return false;
+	if (!strncmp(path, "<frozen ", 8))
+		return true;
+	if (strstr(path, "/site-packages/") || strstr(path, "/dist-packages/"))
+		return false;
+	/* .../lib/python3.11/x.py, .../lib64/python3.12/x.py */
+	for (const char *p = strstr(path, "python"); p; p = strstr(p + 1, "python")) {
+		bool lib = (p - path >= 4 && !strncmp(p - 4, "lib/", 4)) ||
+			   (p - path >= 6 && !strncmp(p - 6, "lib64/", 6));
+		if (!lib)
+			continue;
+		const char *q = p + 6;
+		if (!isdigit((unsigned char)*q))
+			continue;
+		while (isdigit((unsigned char)*q) || *q == '.')
+			q++;
+		if (*q == 't')   /* free-threaded: lib/python3.13t/ */
+			q++;
+		if (*q == '/')
+			return true;
+	}
+	return false;
 }

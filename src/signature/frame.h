@@ -32,6 +32,14 @@ const char *frame_normalize(const char *name, char *buf, size_t len);
  */
 bool frame_is_runtime(const char *fn, const char *module);
 
+/*
+ * True when the Python source file PATH belongs to the standard library:
+ * under lib/pythonX.Y/ (not in its site-packages or dist-packages) or a
+ * frozen module ("<frozen threading>"). Third-party packages are not: a
+ * hang inside them is theirs, not the interpreter's.
+ */
+bool frame_python_stdlib(const char *path);
+
 /* Basename of a path (borrowed from path). */
 const char *frame_basename(const char *path);
 
