@@ -18,18 +18,22 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: jostle stacks PID [--window MS] [--format text|json] [--no-stacks]\n"
-		"                         [--python-abort]\n\n"
+		"                         [--native-only] [--python-abort]\n\n"
 		"Diagnose a live process tree without stopping it for long: every process\n"
 		"under PID, every thread's state, wait channel and CPU use over a sampling\n"
 		"window, a one-line classification (livelock, deadlock, blocked-io, sleeping,\n"
 		"stopped, mixed), and every thread's native stack (libdw, gdb as fallback),\n"
-		"identical stacks folded with counts.\n\n"
+		"identical stacks folded with counts. In Python processes (CPython 3.11+)\n"
+		"each interpreter frame of the native stack is replaced by the Python\n"
+		"frames it runs (function, file, line), read from outside the process.\n\n"
 		"  --window MS        sampling window in milliseconds (default 200)\n"
 		"  --format FMT       text (default) or json\n"
-		"  --no-stacks        skip the native stacks (no ptrace)\n"
-		"  --python-abort     afterwards, end Python processes that have faulthandler\n"
-		"                     enabled with SIGABRT so they print every thread's\n"
-		"                     traceback to their stderr (this kills them)\n\n"
+		"  --no-stacks        skip the stacks (no ptrace, the tree is never stopped)\n"
+		"  --native-only      native stacks only: do not read Python frames\n"
+		"  --python-abort     afterwards, end the Python processes whose frames could\n"
+		"                     not be read and that have faulthandler enabled with\n"
+		"                     SIGABRT, so they print every thread's traceback to\n"
+		"                     their stderr (this kills them)\n\n"
 		"Exit status: 0 when the tree was diagnosed, 1 when PID is gone, 2 on bad usage.\n");
 }
 
@@ -66,6 +70,8 @@ int cmd_stacks(int argc, char **argv)
 			format = argv[++i];
 		} else if (!strcmp(a, "--no-stacks")) {
 			o.stacks = false;
+		} else if (!strcmp(a, "--native-only")) {
+			o.python = false;
 		} else if (!strcmp(a, "--python-abort")) {
 			python_abort = true;
 		} else if (a[0] == '-') {
