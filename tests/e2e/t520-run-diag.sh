@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # jostle run: hang diagnosis before the kill (DIR/stacks/RUN.txt, the record's
-# "diag", signature kind and frames), Python tracebacks through faulthandler,
+# "diag", signature kind and frames), Python frames read from outside and
+# faulthandler as their fallback,
 # crash evidence in "diag", and --core.
 . "$(dirname "$0")/../lib.sh"
 
@@ -47,12 +48,22 @@ check "orphan: marked reparented" grep -q 'reparented to jostle' "$TMP/or/stacks
 check_eq "orphan: livelock" "$(runs "$TMP/or" 'rows[0]["sig_kind"]')" livelock
 check "orphan: nothing left" no_leftovers "$FIX/hang orphan"
 
-# --- Python: faulthandler tracebacks into the log, Python frames in the signature ---
+# --- Python: frames read from outside (no SIGABRT), Python frames in the signature ---
 "$JOSTLE" run -q -n 1 --timeout 2s -o "$TMP/py" -- /usr/bin/python3 "$ROOT/tests/fixtures/py_hang.py" > /dev/null 2>&1
 check_eq "python: hang" "$(runs "$TMP/py" 'rows[0]["outcome"]')" hang
 check_eq "python: kind" "$(runs "$TMP/py" 'rows[0]["sig_kind"]')" deadlock
 check_eq "python: frames" "$(runs "$TMP/py" '",".join(rows[0]["frames"])')" "py_hang.py:wait_for_never,py_hang.py:worker_blocked"
-check "python: tracebacks in the log" grep -q 'line [0-9]* in worker_blocked' "$TMP/py/logs/0.log"
+check_eq "python: stacks read from outside" "$(runs "$TMP/py" 'rows[0]["diag"]["python"]["stacks"]')" frames
+check "python: no faulthandler traceback in the log" test -z "$(grep 'most recent call first' "$TMP/py/logs/0.log")"
+check "python: merged stack in the stacks file" grep -q 'wait (threading.py:[0-9]*) <- wait_for_never (py_hang.py:[0-9]*)' "$TMP/py/stacks/0.txt"
+# a "python" whose frames cannot be read falls back to faulthandler (tests/fixtures/hang.c
+# faulthandler fakes one): SIGABRT, the traceback into the log, its frames in the signature
+cp "$FIX/hang" "$TMP/python3.11"
+"$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/pyfh" -- "$TMP/python3.11" faulthandler > /dev/null 2>&1
+check_eq "python fallback: faulthandler used" "$(runs "$TMP/pyfh" 'rows[0]["diag"]["python"]["stacks"]')" faulthandler
+check_eq "python fallback: why, in the record" "$(runs "$TMP/pyfh" 'rows[0]["diag"]["python"]["problems"][0].split(" (")[0]')" "no _PyRuntime symbol in 'python3.11'"
+check "python fallback: traceback in the log" grep -q 'line 3 in fake_wait' "$TMP/pyfh/logs/0.log"
+check_eq "python fallback: frames from the traceback" "$(runs "$TMP/pyfh" '",".join(rows[0]["frames"])')" "fake.py:fake_wait"
 
 # --- sanitizers print module+offset (jostle names the frames): their options ---
 # (the suite's own UBSAN_OPTIONS set aside; the crash handler may append

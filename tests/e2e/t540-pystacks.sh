@@ -202,3 +202,18 @@ for inc in /usr/include/python3.1[1-9] ${JOSTLE_TEST_PYTHON_INCLUDES:-}; do
 		head -5 "$TMP/cc.err"
 	fi
 done
+
+# --- jostle run on a hanging pytest test: the test's own function, 20 of 20 ---
+# All twenty at once, so the suite waits one timeout; the test prints
+# "hanging" first, so a run still starting up at its timeout (a machine far
+# too loaded) shows as that, not as a wrong signature.
+PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$JOSTLE" run -q -n 20 -j 20 --timeout 20s -o "$TMP/pt" -- \
+	/usr/bin/python3 -m pytest -q -s -p no:cacheprovider "$ROOT/tests/fixtures/py_pytest_hang.py" > /dev/null 2>&1
+check_eq "pytest: every run reached the hang before its timeout" "$(grep -l '^hanging' "$TMP"/pt/logs/*.log | wc -l)" 20
+check_eq "pytest: one signature in 20 runs, the test's own function" \
+	"$(json "$TMP/pt/runs.jsonl" 'sorted({(r["outcome"], r["sig_kind"], ",".join(r["frames"])) for r in rows}) + [len(rows)]')" \
+	"[('hang', 'deadlock', 'py_pytest_hang.py:test_waits_for_ever'), 20]"
+check_eq "pytest: Python frames read from outside in every run" \
+	"$(json "$TMP/pt/runs.jsonl" '{r["diag"]["python"]["stacks"] for r in rows}')" "{'frames'}"
+check "pytest: no faulthandler output in any log" test -z "$(grep -l 'most recent call first\|Fatal Python error' "$TMP"/pt/logs/*.log)"
+check "pytest: the stacks file shows the line" grep -q "test_waits_for_ever (py_pytest_hang.py:$(grep -n '# line: hang' "$ROOT/tests/fixtures/py_pytest_hang.py" | cut -d: -f1))" "$TMP/pt/stacks/0.txt"
