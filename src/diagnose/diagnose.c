@@ -545,8 +545,11 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 					      sizeof(p->stack_error));
 			if (n > 0)
 				p->stack_error[0] = '\0';
-			if (o->python && p->python)
+			if (o->python && p->python) {
+				int64_t p0 = clock_mono_ns();
 				python_stacks(d, p);
+				d->python_ns += clock_mono_ns() - p0;
+			}
 		}
 		for (size_t i = 0; i < d->nprocs; i++)
 			if (stopped[i])
@@ -615,8 +618,11 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 		  (int)d->root, d->nprocs, d->nprocs == 1 ? "" : "es", d->nthreads,
 		  d->nthreads == 1 ? "" : "s", d->window_ms);
 	dbuf_addf(out, "%s\n", d->summary);
-	dbuf_addf(out, "took %.0f ms (sampling %.0f ms, stacks %.0f ms)\n\n",
-		  (double)d->total_ns / 1e6, (double)d->sample_ns / 1e6, (double)d->stack_ns / 1e6);
+	dbuf_addf(out, "took %.0f ms (sampling %.0f ms, stacks %.0f ms", (double)d->total_ns / 1e6,
+		  (double)d->sample_ns / 1e6, (double)d->stack_ns / 1e6);
+	if (d->python_ns)
+		dbuf_addf(out, " of which Python frames %.0f ms", (double)d->python_ns / 1e6);
+	dbuf_adds(out, ")\n\n");
 
 	dbuf_adds(out, "processes:\n");
 	for (size_t i = 0; i < d->nprocs; i++) {
@@ -782,6 +788,8 @@ void diag_write_json(const struct diag *d, struct dbuf *out)
 	jsonw_kdbl(out, "sampling_ms", (double)d->sample_ns / 1e6);
 	dbuf_addc(out, ',');
 	jsonw_kdbl(out, "stacks_ms", (double)d->stack_ns / 1e6);
+	dbuf_addc(out, ',');
+	jsonw_kdbl(out, "python_ms", (double)d->python_ns / 1e6);
 	dbuf_addc(out, ',');
 	jsonw_kint(out, "threads", (int64_t)d->nthreads);
 	dbuf_addc(out, ',');

@@ -137,6 +137,7 @@ struct diag {
 	struct stack_fold *folds;       /* owned */
 	size_t nfolds;
 	int64_t sample_ns, stack_ns, total_ns;   /* time spent in each phase */
+	int64_t python_ns;      /* of stack_ns: reading and merging Python frames */
 	bool stopped;           /* opts.stop was seen: the diagnosis is partial */
 	/* Set by the caller, for the record: how late after the run's deadline
 	 * the engine saw it, and how long the run waited for a free worker. */
