@@ -51,3 +51,17 @@ PY
 no_leftovers() {
 	! pgrep -f -- "$1" >/dev/null 2>&1
 }
+
+# wait_for DESCRIPTION CMD...: poll CMD until it succeeds (at most 30 s).
+wait_for() {
+	local what=$1 i; shift
+	for ((i = 0; i < 3000; i++)); do
+		"$@" && return 0
+		sleep 0.01
+	done
+	echo "# timed out waiting for $what"
+	return 1
+}
+
+# ready NAME: the fixture started as NAME printed its "ready" line into $TMP/NAME.out.
+ready() { grep -q "^ready" "$TMP/$1.out" 2>/dev/null; }

@@ -745,9 +745,9 @@ const char *diag_pystacks_name(enum diag_pystacks k)
 	return k == DIAG_PY_FRAMES ? "frames" : k == DIAG_PY_FAULTHANDLER ? "faulthandler" : "none";
 }
 
-static void write_problems(const struct strvec *v, struct dbuf *out)
+static void write_problems(const char *key, const struct strvec *v, struct dbuf *out)
 {
-	jsonw_key(out, "problems");
+	jsonw_key(out, key);
 	dbuf_addc(out, '[');
 	for (size_t i = 0; i < v->nr; i++) {
 		if (i)
@@ -757,19 +757,18 @@ static void write_problems(const struct strvec *v, struct dbuf *out)
 	dbuf_addc(out, ']');
 }
 
-/* "python":{"version":..,"stacks":"frames","threads":N,"problems":[..]} of one process */
+/* "python_version", "python_stacks", "python_threads", "python_problems" of
+ * one Python process, each followed by a comma */
 static void write_python(const struct diag_proc *p, struct dbuf *out)
 {
-	jsonw_key(out, "python");
-	dbuf_addc(out, '{');
-	jsonw_kstr(out, "version", p->py_version[0] ? p->py_version : NULL);
+	jsonw_kstr(out, "python_version", p->py_version[0] ? p->py_version : NULL);
 	dbuf_addc(out, ',');
-	jsonw_kstr(out, "stacks", diag_pystacks_name(diag_pystacks_of(p)));
+	jsonw_kstr(out, "python_stacks", diag_pystacks_name(diag_pystacks_of(p)));
 	dbuf_addc(out, ',');
-	jsonw_kint(out, "threads", p->py_threads);
+	jsonw_kint(out, "python_threads", p->py_threads);
 	dbuf_addc(out, ',');
-	write_problems(&p->py_problems, out);
-	dbuf_addc(out, '}');
+	write_problems("python_problems", &p->py_problems, out);
+	dbuf_addc(out, ',');
 }
 
 void diag_write_json(const struct diag *d, struct dbuf *out)
@@ -820,10 +819,8 @@ void diag_write_json(const struct diag *d, struct dbuf *out)
 		dbuf_addc(out, ',');
 		jsonw_kstr(out, "stack_error", p->stack_error[0] ? p->stack_error : NULL);
 		dbuf_addc(out, ',');
-		if (p->python) {
+		if (p->python)
 			write_python(p, out);
-			dbuf_addc(out, ',');
-		}
 		jsonw_key(out, "threads");
 		dbuf_addc(out, '[');
 		bool first = true;
@@ -900,7 +897,7 @@ static void write_python_record(const struct diag *d, struct dbuf *out)
 	dbuf_addc(out, ',');
 	jsonw_kint(out, "processes", n);
 	dbuf_addc(out, ',');
-	write_problems(&problems, out);
+	write_problems("problems", &problems, out);
 	dbuf_adds(out, "},");
 	strvec_release(&problems);
 }

@@ -16,18 +16,7 @@ start() {
 	pids+=("$pid")
 }
 
-# wait_for DESCRIPTION CMD...: poll CMD until it succeeds (at most 30 s).
-wait_for() {
-	local what=$1 i; shift
-	for ((i = 0; i < 3000; i++)); do
-		"$@" && return 0
-		sleep 0.01
-	done
-	echo "# timed out waiting for $what"
-	return 1
-}
 
-ready() { grep -q "^ready" "$TMP/$1.out" 2>/dev/null; }
 # all_in_syscall PID NR COUNT: COUNT threads of PID, all blocked in syscall NR
 all_in_syscall() {
 	local n
