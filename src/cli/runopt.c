@@ -1,0 +1,389 @@
+/*
+ * runopt.c: the options of `jostle run`, shared by every subcommand that
+ * runs a series (see runopt.h). Every malformed value is one line naming
+ * the option and what is expected, exit 2, before anything runs.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/runopt.h"
+#include "results/finish.h"
+#include "run/machine.h"
+#include "run/matrix.h"
+#include "run/replay.h"
+#include "util/clock.h"
+#include "util/parse.h"
+#include "util/regex.h"
+#include "util/spawn.h"
+#include "util/xalloc.h"
+#include "util/banned.h"
+
+enum {
+	OPT_TIME = 256, OPT_UNTIL, OPT_TIMEOUT, OPT_GRACE, OPT_FAIL_ON, OPT_IGNORE,
+	OPT_SIGNATURE, OPT_SEED, OPT_HEAD, OPT_TAIL,
+	OPT_PRESSURE, OPT_REPLAY,   /* pressure.h options, by name */
+	OPT_MATRIX, OPT_NO_REPORT,   /* issue 6 */
+	OPT_DIAG,                   /* rundiag.h options, by name */
+	OPT__END
+};
+
+_Static_assert((int)OPT__END <= (int)RUNOPT_CODE_END, "runopt codes overlap the commands' own");
+
+const struct option runopt_long[] = {
+	{ "runs", required_argument, NULL, 'n' },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "grace", required_argument, NULL, OPT_GRACE },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "ignore", required_argument, NULL, OPT_IGNORE },
+	{ "signature", required_argument, NULL, OPT_SIGNATURE },
+	{ "out", required_argument, NULL, 'o' },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "head", required_argument, NULL, OPT_HEAD },
+	{ "tail", required_argument, NULL, OPT_TAIL },
+	{ "cpus", required_argument, NULL, OPT_PRESSURE },
+	{ "cpu-quota", required_argument, NULL, OPT_PRESSURE },
+	{ "noise", required_argument, NULL, OPT_PRESSURE },
+	{ "chaos", required_argument, NULL, OPT_PRESSURE },
+	{ "chaos-level", required_argument, NULL, OPT_PRESSURE },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "matrix", required_argument, NULL, OPT_MATRIX },
+	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
+	{ "diag-window", required_argument, NULL, OPT_DIAG },
+	{ "no-diag", no_argument, NULL, OPT_DIAG },
+	{ "core", no_argument, NULL, OPT_DIAG },
+	{ "keep-cores", no_argument, NULL, OPT_DIAG },
+	{ "no-crash-handler", no_argument, NULL, OPT_DIAG },
+	{ "sanitizer-symbolize", no_argument, NULL, OPT_DIAG },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct option *runopt_table(const struct option *extra)
+{
+	size_t a = 0, b = 0;
+	while (runopt_long[a].name)
+		a++;
+	while (extra[b].name)
+		b++;
+	struct option *t = xcalloc(a + b + 1, sizeof(*t));
+	memcpy(t, runopt_long, a * sizeof(*t));
+	memcpy(t + a, extra, b * sizeof(*t));
+	return t;
+}
+
+void runopt_init(struct runopt *p)
+{
+	struct run_opts *o = &p->o;
+
+	memset(p, 0, sizeof(*p));
+	o->jobs = machine_cpus();
+	o->timeout_ns = 600 * NS_PER_S;
+	o->grace_ns = 1 * NS_PER_S;
+	o->head_cap = 64 * 1024;
+	o->tail_cap = 256 * 1024;
+	o->until_text = xstrdup("");
+	pressure_opts_init(&o->pressure);
+	o->diag = (struct rundiag_opts)RUNDIAG_OPTS_INIT;
+}
+
+bool runopt_is_ours(int c)
+{
+	return c == 'n' || c == 'j' || c == 'o' || c == 'q' || (c >= OPT_TIME && c < OPT__END);
+}
+
+static struct regex *compile_opt(const char *opt, const char *pattern, int *rc)
+{
+	char err[160];
+	struct regex *re = regex_new(pattern, REGEX_MULTILINE, err, sizeof(err));
+	if (!re)
+		*rc = cli_usage_error(NULL, "%s '%s' is not a valid regular expression: %s", opt, pattern, err);
+	return re;
+}
+
+static int parse_until(struct run_opts *o, const char *v)
+{
+	free(o->until_text);
+	o->until_text = xstrdup(v);
+	if (!strcmp(v, "first-failure")) {
+		o->until = UNTIL_FIRST_FAILURE;
+		return 0;
+	}
+	if (!strncmp(v, "failures:", 9) && parse_u64(v + 9, 1, UINT64_MAX, &o->until_k) == 0) {
+		o->until = UNTIL_FAILURES;
+		return 0;
+	}
+	if (!strncmp(v, "confident:", 10)) {
+		/* issue 6: a rate as 0.01 or 1% */
+		char *end;
+		errno = 0;
+		double rate = strtod(v + 10, &end);
+		if (end != v + 10 && *end == '%' && end[1] == '\0') {
+			rate /= 100.0;
+			end++;
+		}
+		if (end != v + 10 && !*end && !errno && rate > 0.0 && rate < 1.0) {
+			o->until = UNTIL_CONFIDENT;
+			o->confident_rate = rate;
+			return 0;
+		}
+		return cli_usage_error(NULL, "--until '%s': the rate is not a fraction; expected "
+				       "e.g. confident:0.01 or confident:1%%", v);
+	}
+	return cli_usage_error(NULL, "--until '%s' is not a stopping rule; expected "
+			       "first-failure, failures:K or confident:RATE", v);
+}
+
+int runopt_parse(struct runopt *p, int c, const char *name, const char *arg)
+{
+	struct run_opts *o = &p->o;
+	int rc = 0;
+	uint64_t u;
+
+	switch (c) {
+	case 'n':
+		if (parse_u64(arg, 1, UINT64_MAX, &o->runs) < 0)
+			rc = cli_usage_error(NULL, "--runs '%s' is not a number of runs; "
+					     "expected a positive integer", arg);
+		break;
+	case 'j':
+		if (parse_u64(arg, 1, 4096, &u) < 0)
+			rc = cli_usage_error(NULL, "--jobs '%s' is not a job count; "
+					     "expected an integer from 1 to 4096", arg);
+		o->jobs = (unsigned)u;
+		p->jobs_set = true;
+		break;
+	case OPT_PRESSURE: {
+		char why[512];
+		if (pressure_option(&o->pressure, name, arg, why, sizeof(why)) < 0)
+			rc = cli_usage_error(NULL, "%s", why);
+		break;
+	}
+	case OPT_REPLAY:
+		p->replay = arg;
+		break;
+	case OPT_DIAG: {
+		char why[256];
+		if (rundiag_option(&o->diag, name, arg, why, sizeof(why)) < 0)
+			rc = cli_usage_error(NULL, "%s", why);
+		break;
+	}
+	case OPT_TIME:
+		if (parse_duration_ns(arg, &o->time_ns) < 0 || o->time_ns == 0)
+			rc = cli_usage_error(NULL, "--time '%s' is not a duration; expected e.g. 90s, 10m, 1h", arg);
+		break;
+	case OPT_TIMEOUT:
+		if (parse_duration_ns(arg, &o->timeout_ns) < 0 || o->timeout_ns == 0)
+			rc = cli_usage_error(NULL, "--timeout '%s' is not a duration; expected e.g. 30s, 10m", arg);
+		break;
+	case OPT_GRACE:
+		if (parse_duration_ns(arg, &o->grace_ns) < 0)
+			rc = cli_usage_error(NULL, "--grace '%s' is not a duration; expected e.g. 500ms, 2s", arg);
+		break;
+	case OPT_UNTIL:
+		rc = parse_until(o, arg);
+		break;
+	case OPT_FAIL_ON:
+		regex_free(o->fail_on);
+		o->fail_on = compile_opt("--fail-on", arg, &rc);
+		break;
+	case OPT_IGNORE:
+		regex_free(o->ignore);
+		o->ignore = compile_opt("--ignore", arg, &rc);
+		break;
+	case OPT_SIGNATURE:
+		regex_free(o->sig_re);
+		o->sig_re = compile_opt("--signature", arg, &rc);
+		break;
+	case 'o':
+		p->out = arg;
+		break;
+	case OPT_SEED:
+		if (parse_seed(arg, &o->seed) < 0)
+			rc = cli_usage_error(NULL, "--seed '%s' is not a seed; "
+					     "expected a decimal or 0x hex integer", arg);
+		p->seed_set = true;
+		break;
+	case OPT_HEAD:
+	case OPT_TAIL:
+		if (parse_size(arg, &u) < 0 || u > (1u << 30))
+			rc = cli_usage_error(NULL, "--%s '%s' is not a size; expected "
+					     "e.g. 64K, 1M (at most 1G)",
+					     c == OPT_HEAD ? "head" : "tail", arg);
+		else if (c == OPT_HEAD)
+			o->head_cap = (size_t)u;
+		else
+			o->tail_cap = (size_t)u;
+		break;
+	case OPT_MATRIX: {
+		char err[512];
+		if (!o->matrix) {
+			o->matrix = xmalloc(sizeof(*o->matrix));
+			*o->matrix = (struct matrix)MATRIX_INIT;
+		}
+		if (matrix_add(o->matrix, arg, err, sizeof(err)) < 0)
+			rc = cli_usage_error(NULL, "%s", err);
+		break;
+	}
+	case OPT_NO_REPORT:
+		o->no_report = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	default:
+		rc = cli_usage_error(NULL, "internal error: option code %d is not one of run's", c);
+		break;
+	}
+	return rc;
+}
+
+int runopt_command(struct runopt *p, const char *cmd, const char *synopsis, int argc, char **argv)
+{
+	if (optind < 2 || strcmp(argv[optind - 1], "--") != 0)
+		return cli_usage_error(NULL, "missing '--' before the command: %s", synopsis);
+	if (optind >= argc)
+		return cli_usage_error(cmd, "no command given after '--'");
+	p->o.argv = argv + optind;
+	return 0;
+}
+
+int runopt_resolve(struct runopt *p)
+{
+	free(p->o.path);
+	p->o.path = spawn_resolve(p->o.argv[0]);
+	if (!p->o.path)
+		return cli_usage_error(NULL, errno == EACCES ? "command '%s' is not executable" :
+				       "command '%s' not found (checked PATH)", p->o.argv[0]);
+	return 0;
+}
+
+int runopt_finish(struct runopt *p)
+{
+	struct run_opts *o = &p->o;
+	int rc = 0;
+
+	if (p->replay) {
+		/* pressure.h / replay.h: the recorded configuration, seed and jobs */
+		char why[768];
+		unsigned rjobs = 0;
+		if (replay_load(&o->pressure, p->replay, &rjobs, why, sizeof(why)) < 0)
+			return cli_usage_error(NULL, "%s", why);
+		if (!p->jobs_set && rjobs)
+			o->jobs = rjobs;
+		if (!o->runs && !o->time_ns)
+			o->runs = 10;
+	}
+	o->jobs = pressure_jobs(&o->pressure, o->jobs, p->jobs_set);
+	if (!p->seed_set && getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
+		o->seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
+	if (o->matrix && matrix_cpus(o->matrix, 0) && (o->pressure.any || p->replay))
+		return cli_usage_error(NULL, "--matrix cpus=... cannot be combined with --cpus, "
+				       "--cpu-quota, --noise, --chaos or --replay yet; use an "
+				       "environment axis, or --cpus for the series");
+	if (o->until == UNTIL_CONFIDENT) {
+		/* Zero failures bound the rate by 1 - 0.05^(1/n), a function of n
+		 * alone: plan exactly the runs that reach RATE (README, "Stopping
+		 * when confident"). */
+		uint64_t need = finish_confident_runs(o->confident_rate);
+		if (!o->runs || o->runs > need)
+			o->runs = need;
+		else
+			fprintf(stderr, "jostle: warning: --runs %" PRIu64 " is fewer than the %" PRIu64
+				" clean runs --until %s needs\n", o->runs, need, o->until_text);
+	}
+	return rc;
+}
+
+int runopt_mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	int rc = 0;
+	for (char *s = p + 1; ; s++) {
+		if (*s == '/' || !*s) {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				rc = -errno;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+int runopt_prepare_out(struct runopt *p)
+{
+	struct run_opts *o = &p->o;
+	char *dir;
+	if (p->out) {
+		dir = xstrdup(p->out);
+	} else {
+		char stamp[32];
+		clock_stamp(clock_real_ns(), stamp, sizeof(stamp));
+		dir = xasprintf("jostle-out/%s", stamp);
+		for (int k = 2; access(dir, F_OK) == 0 && k < 1000; k++) {
+			free(dir);
+			dir = xasprintf("jostle-out/%s-%d", stamp, k);
+		}
+	}
+	int rc = runopt_mkdir_p(dir);
+	if (rc < 0) {
+		int st = cli_usage_error(NULL, "--out '%s' cannot be created: %s", dir, strerror(-rc));
+		free(dir);
+		return st;
+	}
+	if (access(dir, W_OK) < 0) {
+		int st = cli_usage_error(NULL, "--out '%s' is not writable: %s", dir, strerror(errno));
+		free(dir);
+		return st;
+	}
+	char *runs = xasprintf("%s/runs.jsonl", dir);
+	struct stat st;
+	int exists = stat(runs, &st) == 0 && st.st_size > 0;
+	free(runs);
+	if (exists) {
+		int s = cli_usage_error(NULL, "--out '%s' already holds results; choose another "
+					"directory or remove it", dir);
+		free(dir);
+		return s;
+	}
+	free(o->out_dir);
+	o->out_dir = realpath(dir, NULL);
+	free(dir);
+	if (!o->out_dir)
+		return cli_usage_error(NULL, "--out: cannot resolve the results directory: %s", strerror(errno));
+	return 0;
+}
+
+void runopt_release(struct runopt *p)
+{
+	struct run_opts *o = &p->o;
+
+	free(o->path);
+	free(o->until_text);
+	free(o->out_dir);
+	regex_free(o->fail_on);
+	regex_free(o->ignore);
+	regex_free(o->sig_re);
+	if (o->matrix) {
+		matrix_release(o->matrix);
+		free(o->matrix);
+	}
+	memset(p, 0, sizeof(*p));
+}

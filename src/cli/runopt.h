@@ -1,0 +1,83 @@
+/*
+ * runopt.h: the options of `jostle run` (how many runs, what counts as a
+ * failure, pressure and chaos, diagnosis), parsed into a struct run_opts by
+ * one parser that every subcommand running a series shares (`run`,
+ * `bisect`).
+ *
+ * The caller's protocol, around its own getopt_long() loop:
+ *
+ *   struct runopt p;
+ *   runopt_init(&p);
+ *   table = runopt_table(own): runopt_long[] plus the command's own
+ *          options, whose codes are >= RUNOPT_CODE_END (or short ones
+ *          other than RUNOPT_SHORT's)
+ *   loop:  if (runopt_is_ours(c)) rc = runopt_parse(&p, c, name, optarg);
+ *   rc = runopt_command(&p, "run", synopsis, argc, argv);  after the loop
+ *   rc = runopt_resolve(&p);        COMMAND found on PATH (or as a path)
+ *   rc = runopt_finish(&p);         replay, jobs, seed, the checks across options
+ *   ... p.o is complete but for out_dir ...
+ *   runopt_release(&p);
+ *
+ * Every function returns 0 or an exit status (EXIT_USAGE), the one-line
+ * message already printed (cli.h). p.o owns what run_opts says it owns;
+ * runopt_release() frees it.
+ */
+#ifndef JOSTLE_RUNOPT_H
+#define JOSTLE_RUNOPT_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "run/series.h"
+
+/* The short options of run_opts (getopt's syntax, no leading '+' or ':'). */
+#define RUNOPT_SHORT "n:j:o:q"
+
+/* Codes of the long options without a short one: 256 up to RUNOPT_CODE_END. */
+enum { RUNOPT_CODE_END = 300 };
+
+/* The long options, ending in an all-zero entry (no --help: each command has its own). */
+extern const struct option runopt_long[];
+
+/* runopt_long followed by extra (ending in an all-zero entry) in one new
+ * table for getopt_long; the caller frees it. */
+struct option *runopt_table(const struct option *extra);
+
+struct runopt {
+	struct run_opts o;
+	const char *out;     /* -o, --out as given (borrowed from argv), or NULL */
+	const char *replay;  /* --replay DIR:RUN (borrowed), or NULL */
+	bool seed_set, jobs_set;
+};
+
+/* The defaults of `jostle run` (jobs: the online CPUs, --timeout 10m, ...). */
+void runopt_init(struct runopt *p);
+
+/* Is getopt's code c one of runopt_long's (or RUNOPT_SHORT's)? */
+bool runopt_is_ours(int c);
+
+/* One option: its getopt code, long name (NULL for a short one) and value. */
+int runopt_parse(struct runopt *p, int c, const char *name, const char *arg);
+
+/* The command after "--" at argv[optind - 1]; sets p->o.argv (borrowed).
+ * cmd names the subcommand in messages, synopsis is its usage line. */
+int runopt_command(struct runopt *p, const char *cmd, const char *synopsis, int argc, char **argv);
+
+/* Resolve the command as execvp would (in the current directory for a
+ * relative path); sets p->o.path. */
+int runopt_resolve(struct runopt *p);
+
+/* Apply --replay, settle the job count and the seed, and check the options
+ * against each other (--matrix cpus=, --until confident). */
+int runopt_finish(struct runopt *p);
+
+/* Make the results directory: the given --out, or jostle-out/<UTC time>/;
+ * refuses one that holds runs.jsonl. Sets p->o.out_dir (absolute). */
+int runopt_prepare_out(struct runopt *p);
+
+/* mkdir -p: 0 or -errno. */
+int runopt_mkdir_p(const char *path);
+
+void runopt_release(struct runopt *p);
+
+#endif
