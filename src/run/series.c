@@ -898,6 +898,7 @@ int series_run(struct run_opts *o)
 	s.sigfd = -1;
 	s.stop_reason = o->runs ? "all runs done" : "stopped";
 	s.first_pass_logged = -1;
+	s.next_index = o->first_index;
 	/* room for the names rundiag_symbolize() adds to frame lines; the two
 	 * buffers swap, so both get it */
 	dbuf_init(&s.text, 4 * (o->head_cap + o->tail_cap) + 4096);

@@ -36,7 +36,10 @@ enum until_rule {
 struct run_opts {
 	char **argv;             /* the command (borrowed from main's argv) */
 	char *path;              /* owned: argv[0] resolved */
-	uint64_t runs;           /* 0: no limit */
+	uint64_t runs;           /* 0: no limit; else the index the series stops at */
+	uint64_t first_index;    /* index of the first run (0): a series that continues
+				  * earlier ones in the same directory (jostle bisect's
+				  * batches), so run indices, seeds and logs/RUN.log go on */
 	int64_t time_ns;         /* 0: no budget */
 	unsigned jobs;
 	int64_t timeout_ns;
