@@ -14,10 +14,11 @@ import os
 import re
 import sys
 
-# Who may include whom. Downward only: cli -> run -> pressure, diagnose ->
-# results, signature -> util; survey sits beside run, under cli.
+# Who may include whom. Downward only: cli -> bisect -> run -> pressure,
+# diagnose -> results, signature -> util; survey sits beside run, under cli.
 ALLOWED = {
-    "cli": {"run", "survey", "pressure", "diagnose", "results", "signature", "util"},
+    "cli": {"bisect", "run", "survey", "pressure", "diagnose", "results", "signature", "util"},
+    "bisect": {"run", "pressure", "results", "signature", "util"},
     "run": {"pressure", "diagnose", "results", "signature", "util"},
     "survey": {"signature", "util"},
     "pressure": {"results", "util"},

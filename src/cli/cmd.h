@@ -22,5 +22,6 @@ int cmd_explain(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct subcommand commands[] = {
 	{ .name = "report", .fn = cmd_report, .summary = "summarize results as text, Markdown, HTML, JUnit XML or JSON" },
 	{ .name = "compare", .fn = cmd_compare, .summary = "compare results before and after a fix (exit 0 when proven better)" },
 	{ .name = "merge", .fn = cmd_merge, .summary = "merge results directories from many machines into one" },
+	{ .name = "bisect", .fn = cmd_bisect, .summary = "find the commit that made a command flaky, with a stated confidence" },
 };
 
 static void usage(FILE *f)

@@ -456,7 +456,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	r->index = index;
 	r->arm = p->arm;
 	c = arm_cfg(p, p->arm);
-	if (p->po->replay)
+	if (p->po->replay && !p->po->replay_config_only)
 		*seed = p->po->replay_seed;
 	r->group = emptiest_group(p);
 	group_cpus(p, r->group, &cpus);
@@ -485,7 +485,8 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 		r->span_ns = span_of(p, c, r->arm);
 	/* the chaos generator of this run follows from its seed */
 	r->chaos.rng = *seed;
-	if ((c->chaos & CHAOS_SYNC) || p->po->replay) {
+	bool same_run = p->po->replay && !p->po->replay_config_only;
+	if ((c->chaos & CHAOS_SYNC) || same_run) {
 		for (char *const *e = envp; *e; e++)
 			strvec_push(&r->env, *e);
 		if (c->chaos & CHAOS_SYNC) {
@@ -496,7 +497,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 				r->max_us = c->sync_max_us;
 			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us);
 		}
-		if (p->po->replay) {
+		if (same_run) {
 			char v[32];
 			snprintf(v, sizeof(v), "%" PRIu64, p->po->replay_run);
 			strvec_setenv(&r->env, "JOSTLE_RUN", v);

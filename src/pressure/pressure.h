@@ -58,6 +58,8 @@ struct pressure_opts {
 	int replay_jobs;
 	struct pconfig replay_cfg;
 	char replay_arm[32];
+	bool replay_config_only;     /* the recorded configuration, but every run keeps its
+				      * own seed and JOSTLE_RUN (jostle bisect) */
 };
 
 void pressure_opts_init(struct pressure_opts *po);

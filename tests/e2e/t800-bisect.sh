@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# jostle bisect on small histories built here: the fixture `seeded` fails
+# by JOSTLE_SEED as the file `mod` of each commit says, so every count and
+# every verdict is a function of --seed.
+. "$(dirname "$0")/../lib.sh"
+S=$FIX/seeded
+# fixed names and dates: the same hashes every time, so the same seeds
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+export GIT_AUTHOR_DATE='2024-01-01T00:00:00Z' GIT_COMMITTER_DATE='2024-01-01T00:00:00Z'
+unset GIT_DIR GIT_WORK_TREE
+
+# make_repo DIR N CULPRIT LINE [BROKEN [BASE]]: commits c0..cN; from cCULPRIT on,
+# mod holds LINE; commit BROKEN has a file `broken` (the test's build fails
+# there); BASE is in mod from c0 on.
+make_repo() {
+	local d=$1 n=$2 k=$3 line=$4 broken=${5:--1} base=${6:-}
+	rm -rf "$d" && mkdir -p "$d" && git -C "$d" init -q && git -C "$d" config commit.gpgsign false
+	if [ -n "$base" ]; then echo "$base" > "$d/mod"; else : > "$d/mod"; fi
+	echo 0 > "$d/n"
+	git -C "$d" add . && git -C "$d" commit -qm "c0"
+	for i in $(seq 1 "$n"); do
+		echo "$i" > "$d/n"
+		[ "$i" = "$k" ] && echo "$line" >> "$d/mod"
+		if [ "$i" = "$broken" ]; then touch "$d/broken"; git -C "$d" add broken; else git -C "$d" rm -q --ignore-unmatch broken; fi
+		git -C "$d" commit -qam "c$i"
+	done
+}
+hash_of() { git -C "$1" rev-parse "$2"; }
+
+# 1. the culprit, its probability, the files; an unrelated flake (another
+#    signature, from the good revision on) does not mislead.
+make_repo "$TMP/r1" 12 7 "5 error: lost update in counter" -1 "40 error: unrelated timeout"
+want=$(hash_of "$TMP/r1" HEAD~5)
+echo dirty >> "$TMP/r1/n"   # an uncommitted change: bisect needs nothing of the checkout
+before=$(git -C "$TMP/r1" status --porcelain)
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect --good HEAD~12 --bad HEAD --build 'cat n' \
+	-j 2 --seed 7 -o "$TMP/o1" -- "$S" mod) > "$TMP/o1.out" 2> "$TMP/o1.err"
+check_eq "culprit found: exit 0" "$?" 0
+check_eq "bisect.json names the culprit" "$(json "$TMP/o1/bisect.json" 'd["culprit"]["hash"]')" "$want"
+check "its probability holds the confidence" test "$(json "$TMP/o1/bisect.json" 'd["culprit"]["p"] >= 0.95')" = True
+check "the verdict line" grep -q "^culprit: ${want:0:10} (#7 of 12) \"c7\", probability 0\.9" "$TMP/o1.out"
+check "git show --stat of it" grep -q "^ mod | 1 +" "$TMP/o1.out"
+check "the table has a rate with its interval" grep -Eq '^ +12 +[0-9a-f]{10} +[0-9]+ +[0-9]+ +[0-9.]+% \[' "$TMP/o1.out"
+check_eq "only the bad signature counts" "$(json "$TMP/o1/bisect.json" 'd["signature"]["key_line"]')" "error: lost update in counter"
+check "the other signature was recorded, not counted" test "$(json "$TMP/o1/bisect.json" \
+	'any(c.get("recorded_fails", 0) > c.get("fails", 0) for c in d["commits"])')" = True
+check "a results directory per commit tested" test -s "$TMP/o1/commits/${want:0:12}/runs.jsonl"
+check "jostle report works on it" "$JOSTLE" report "$TMP/o1/commits/${want:0:12}"
+check "the Markdown report" grep -q "^| 7 | \`${want:0:10}\` |" "$TMP/o1/report.md"
+check_eq "the checkout is untouched" "$(git -C "$TMP/r1" status --porcelain)" "$before"
+check_eq "no worktree left" "$(git -C "$TMP/r1" worktree list | wc -l)" 1
+runs1=$(json "$TMP/o1/bisect.json" 'd["runs"]')
+
+# 2. the same search again: the same runs (deterministic by --seed)
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD \
+	-j 2 --seed 7 -o "$TMP/o2" -- "$S" mod) > /dev/null 2>&1
+check_eq "same seed, same number of runs" "$(json "$TMP/o2/bisect.json" 'd["runs"]')" "$runs1"
+
+# 3. the culprit right after a commit that does not build: one of the two
+make_repo "$TMP/r3" 8 5 "10 error: lost update" 4
+(cd "$TMP/r3" && timeout 300 "$JOSTLE" bisect --good HEAD~8 --bad HEAD --build 'echo building; test ! -e broken' \
+	-j 2 --seed 3 -o "$TMP/o3" -- "$S" mod) > "$TMP/o3.out" 2> "$TMP/o3.err"
+check_eq "culprit among skipped commits: exit 1" "$?" 1
+check "says which two" grep -q "the culprit is one of 2 commits" "$TMP/o3.out"
+check_eq "the commit that does not build is skipped" "$(json "$TMP/o3/bisect.json" \
+	'[c["i"] for c in d["commits"] if c["skipped"]]')" "[4]"
+check "and said so" grep -q "#4 [0-9a-f]* does not build" "$TMP/o3.err"
+check "its build log is kept" test -s "$TMP/o3/commits/$(hash_of "$TMP/r3" HEAD~4 | cut -c1-12)/build.log"
+
+# 4. the good revision fails too: not the culprit search it looks like
+make_repo "$TMP/r4" 4 1 "5 error: always was"
+(cd "$TMP/r4" && git commit -q --allow-empty -m c5 && timeout 300 "$JOSTLE" bisect -q --good HEAD~4 \
+	--bad HEAD -j 2 --seed 5 --runs 3000 -o "$TMP/o4" -- "$S" mod) > "$TMP/o4.out" 2>&1
+check_eq "good fails too: exit 1" "$?" 1
+check "says the good revision fails too" grep -q "the good revision fails too" "$TMP/o4.out"
+
+# 5. a budget too small: not decisive, with the best candidates
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD -n 60 -j 2 --seed 7 \
+	-o "$TMP/o5" -- "$S" mod) > "$TMP/o5.out" 2>&1
+check_eq "budget spent: exit 1" "$?" 1
+check "not decisive, best candidates" grep -q "the best candidates:" "$TMP/o5.out"
+check_eq "within the budget" "$(json "$TMP/o5/bisect.json" 'd["runs"] <= 60')" True
+
+# 6. Ctrl-C leaves a valid bisect.json; --resume goes on to the same culprit
+#    (where Ctrl-C lands varies, so the runs do: a confidence of 0.999 makes
+#    another verdict a one-in-a-thousand event)
+(cd "$TMP/r1" && exec "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD -j 2 --seed 7 --confidence 0.999 \
+	--batch 10 -o "$TMP/o6" -- "$S" mod 30) > "$TMP/o6.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+	[ -s "$TMP/o6/bisect.json" ] && [ "$(json "$TMP/o6/bisect.json" 'd["runs"] >= 30' 2>/dev/null)" = True ] && break
+	sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+check_eq "interrupted: exit 130" "$?" 130
+check_eq "bisect.json says interrupted" "$(json "$TMP/o6/bisect.json" 'd["state"]')" interrupted
+check_eq "no worktree left after Ctrl-C" "$(git -C "$TMP/r1" worktree list | wc -l)" 1
+partial=$(json "$TMP/o6/bisect.json" 'd["runs"]')
+timeout 300 "$JOSTLE" bisect --resume "$TMP/o6" -q > "$TMP/o6r.out" 2>&1
+check_eq "resumed: exit 0" "$?" 0
+check_eq "resumed: the same culprit" "$(json "$TMP/o6/bisect.json" 'd["culprit"]["hash"]')" "$want"
+check "resumed: the runs before count" test "$(json "$TMP/o6/bisect.json" "d['runs'] > $partial")" = True
+check "resumed: run indices go on" test "$(json "$TMP/o6/commits/$(hash_of "$TMP/r1" HEAD | cut -c1-12)/runs.jsonl" \
+	'len(rows) == len({r["run"] for r in rows})')" = True
+
+# 7. --chaos auto: a configuration learned on the bad revision, then fixed
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD -j 2 --seed 7 --chaos auto \
+	--learn 30 -o "$TMP/o7" -- "$S" mod) > "$TMP/o7.out" 2>&1
+check_eq "chaos auto: exit 0" "$?" 0
+check_eq "chaos auto: the culprit" "$(json "$TMP/o7/bisect.json" 'd["culprit"]["hash"]')" "$want"
+check "chaos auto: the learning runs" test -s "$TMP/o7/learn/runs.jsonl"
+arm=$(json "$TMP/o7/bisect.json" 'd["config"]["arm"]')
+check_eq "chaos auto: every commit's runs under the learned arm" \
+	"$(cat "$TMP"/o7/commits/*/runs.jsonl | /usr/bin/python3 -c '
+import json, sys
+print(sorted({json.loads(l)["config"]["arm"] for l in sys.stdin if "\"type\":\"run\"" in l}))')" "['$arm']"
+
+# 8. bad input: one line, exit 2
+bad() { # DESCRIPTION PATTERN DIR ARGS...
+	local what=$1 pat=$2 dir=$3; shift 3
+	(cd "$dir" && "$JOSTLE" bisect "$@") > "$TMP/out" 2> "$TMP/err"
+	local rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l < "$TMP/err")" -eq 1 ] && grep -q -- "$pat" "$TMP/err"; then
+		ok "$what"
+	else
+		not_ok "$what (rc=$rc)"; sed 's/^/#   /' "$TMP/err"
+	fi
+}
+mkdir -p "$TMP/plain"
+bad "no git repository" "is not in a git repository" "$TMP/plain" --good a --bad b -o "$TMP/e1" -- "$S" mod
+bad "unknown good revision" "--good 'nosuch' is not a commit" "$TMP/r1" --good nosuch --bad HEAD -o "$TMP/e2" -- "$S" mod
+bad "unknown bad revision" "--bad 'nosuch' is not a commit" "$TMP/r1" --good HEAD~3 --bad nosuch -o "$TMP/e3" -- "$S" mod
+bad "good not an ancestor of bad" "is not an ancestor of --bad" "$TMP/r1" --good HEAD --bad HEAD~3 -o "$TMP/e4" -- "$S" mod
+bad "the same commit" "are the same commit" "$TMP/r1" --good HEAD --bad HEAD -o "$TMP/e5" -- "$S" mod
+bad "missing --good" "--good REV is missing" "$TMP/r1" --bad HEAD -- "$S" mod
+bad "bad --confidence" "--confidence '2' is not a probability" "$TMP/r1" --good HEAD~1 --bad HEAD --confidence 2 -- "$S" mod
+bad "--until refused" "--until is not a bisection option" "$TMP/r1" --good HEAD~1 --bad HEAD --until first-failure -- "$S" mod
+bad "missing --" "missing '--'" "$TMP/r1" --good HEAD~1 --bad HEAD "$S" mod
+bad "command that cannot start names the commit" "at commit [0-9a-f]\{10\} (#12): command './nosuch' not found" \
+	"$TMP/r1" -q --good HEAD~12 --bad HEAD -o "$TMP/e6" -- ./nosuch
+bad "--resume of a directory without a bisection" "cannot read" "$TMP/r1" --resume "$TMP/plain"
+bad "--resume with a command" "runs the recorded command" "$TMP/r1" --resume "$TMP/o1" -- "$S"
+bad "--resume cannot change --good" "cannot be changed when resuming" "$TMP/r1" --resume "$TMP/o1" --good HEAD
+bad "an existing bisection" "already holds a bisection" "$TMP/r1" --good HEAD~1 --bad HEAD -o "$TMP/o1" -- "$S" mod
+check_eq "no worktree left after errors" "$(git -C "$TMP/r1" worktree list | wc -l)" 1
