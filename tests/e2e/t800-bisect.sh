@@ -29,30 +29,30 @@ hash_of() { git -C "$1" rev-parse "$2"; }
 
 # 1. the culprit, its probability, the files; an unrelated flake (another
 #    signature, from the good revision on) does not mislead.
-make_repo "$TMP/r1" 12 7 "5 error: lost update in counter" -1 "40 error: unrelated timeout"
-want=$(hash_of "$TMP/r1" HEAD~5)
+make_repo "$TMP/r1" 8 5 "4 error: lost update in counter" -1 "40 error: unrelated timeout"
+want=$(hash_of "$TMP/r1" HEAD~3)
 echo dirty >> "$TMP/r1/n"   # an uncommitted change: bisect needs nothing of the checkout
 before=$(git -C "$TMP/r1" status --porcelain)
-(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect --good HEAD~12 --bad HEAD --build 'cat n' \
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect --good HEAD~8 --bad HEAD --build 'cat n' \
 	-j 2 --seed 7 -o "$TMP/o1" -- "$S" mod) > "$TMP/o1.out" 2> "$TMP/o1.err"
 check_eq "culprit found: exit 0" "$?" 0
 check_eq "bisect.json names the culprit" "$(json "$TMP/o1/bisect.json" 'd["culprit"]["hash"]')" "$want"
 check "its probability holds the confidence" test "$(json "$TMP/o1/bisect.json" 'd["culprit"]["p"] >= 0.95')" = True
-check "the verdict line" grep -q "^culprit: ${want:0:10} (#7 of 12) \"c7\", probability 0\.9" "$TMP/o1.out"
+check "the verdict line" grep -q "^culprit: ${want:0:10} (#5 of 8) \"c5\", probability 0\.9" "$TMP/o1.out"
 check "git show --stat of it" grep -q "^ mod | 1 +" "$TMP/o1.out"
-check "the table has a rate with its interval" grep -Eq '^ +12 +[0-9a-f]{10} +[0-9]+ +[0-9]+ +[0-9.]+% \[' "$TMP/o1.out"
+check "the table has a rate with its interval" grep -Eq '^ +8 +[0-9a-f]{10} +[0-9]+ +[0-9]+ +[0-9.]+% \[' "$TMP/o1.out"
 check_eq "only the bad signature counts" "$(json "$TMP/o1/bisect.json" 'd["signature"]["key_line"]')" "error: lost update in counter"
 check "the other signature was recorded, not counted" test "$(json "$TMP/o1/bisect.json" \
 	'any(c.get("recorded_fails", 0) > c.get("fails", 0) for c in d["commits"])')" = True
 check "a results directory per commit tested" test -s "$TMP/o1/commits/${want:0:12}/runs.jsonl"
 check "jostle report works on it" "$JOSTLE" report "$TMP/o1/commits/${want:0:12}"
-check "the Markdown report" grep -q "^| 7 | \`${want:0:10}\` |" "$TMP/o1/report.md"
+check "the Markdown report" grep -q "^| 5 | \`${want:0:10}\` |" "$TMP/o1/report.md"
 check_eq "the checkout is untouched" "$(git -C "$TMP/r1" status --porcelain)" "$before"
 check_eq "no worktree left" "$(git -C "$TMP/r1" worktree list | wc -l)" 1
 runs1=$(json "$TMP/o1/bisect.json" 'd["runs"]')
 
 # 2. the same search again: the same runs (deterministic by --seed)
-(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD \
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~8 --bad HEAD \
 	-j 2 --seed 7 -o "$TMP/o2" -- "$S" mod) > /dev/null 2>&1
 check_eq "same seed, same number of runs" "$(json "$TMP/o2/bisect.json" 'd["runs"]')" "$runs1"
 
@@ -75,7 +75,7 @@ check_eq "good fails too: exit 1" "$?" 1
 check "says the good revision fails too" grep -q "the good revision fails too" "$TMP/o4.out"
 
 # 5. a budget too small: not decisive, with the best candidates
-(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD -n 60 -j 2 --seed 7 \
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~8 --bad HEAD -n 60 -j 2 --seed 7 \
 	-o "$TMP/o5" -- "$S" mod) > "$TMP/o5.out" 2>&1
 check_eq "budget spent: exit 1" "$?" 1
 check "not decisive, best candidates" grep -q "the best candidates:" "$TMP/o5.out"
@@ -84,11 +84,11 @@ check_eq "within the budget" "$(json "$TMP/o5/bisect.json" 'd["runs"] <= 60')" T
 # 6. Ctrl-C leaves a valid bisect.json; --resume goes on to the same culprit
 #    (where Ctrl-C lands varies, so the runs do: a confidence of 0.999 makes
 #    another verdict a one-in-a-thousand event)
-(cd "$TMP/r1" && exec "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD -j 2 --seed 7 --confidence 0.999 \
-	--batch 10 -o "$TMP/o6" -- "$S" mod 30) > "$TMP/o6.out" 2>&1 &
+(cd "$TMP/r1" && exec "$JOSTLE" bisect -q --good HEAD~8 --bad HEAD -j 2 --seed 7 --confidence 0.999 \
+	--batch 10 -o "$TMP/o6" -- "$S" mod 20) > "$TMP/o6.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do
-	[ -s "$TMP/o6/bisect.json" ] && [ "$(json "$TMP/o6/bisect.json" 'd["runs"] >= 30' 2>/dev/null)" = True ] && break
+	[ -s "$TMP/o6/bisect.json" ] && [ "$(json "$TMP/o6/bisect.json" 'd["runs"] >= 20' 2>/dev/null)" = True ] && break
 	sleep 0.1
 done
 kill -INT "$pid"
@@ -105,7 +105,7 @@ check "resumed: run indices go on" test "$(json "$TMP/o6/commits/$(hash_of "$TMP
 	'len(rows) == len({r["run"] for r in rows})')" = True
 
 # 7. --chaos auto: a configuration learned on the bad revision, then fixed
-(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~12 --bad HEAD -j 2 --seed 7 --chaos auto \
+(cd "$TMP/r1" && timeout 300 "$JOSTLE" bisect -q --good HEAD~8 --bad HEAD -j 2 --seed 7 --chaos auto \
 	--learn 30 -o "$TMP/o7" -- "$S" mod) > "$TMP/o7.out" 2>&1
 check_eq "chaos auto: exit 0" "$?" 0
 check_eq "chaos auto: the culprit" "$(json "$TMP/o7/bisect.json" 'd["culprit"]["hash"]')" "$want"
@@ -137,8 +137,8 @@ bad "missing --good" "--good REV is missing" "$TMP/r1" --bad HEAD -- "$S" mod
 bad "bad --confidence" "--confidence '2' is not a probability" "$TMP/r1" --good HEAD~1 --bad HEAD --confidence 2 -- "$S" mod
 bad "--until refused" "--until is not a bisection option" "$TMP/r1" --good HEAD~1 --bad HEAD --until first-failure -- "$S" mod
 bad "missing --" "missing '--'" "$TMP/r1" --good HEAD~1 --bad HEAD "$S" mod
-bad "command that cannot start names the commit" "at commit [0-9a-f]\{10\} (#12): command './nosuch' not found" \
-	"$TMP/r1" -q --good HEAD~12 --bad HEAD -o "$TMP/e6" -- ./nosuch
+bad "command that cannot start names the commit" "at commit [0-9a-f]\{10\} (#8): command './nosuch' not found" \
+	"$TMP/r1" -q --good HEAD~8 --bad HEAD -o "$TMP/e6" -- ./nosuch
 bad "--resume of a directory without a bisection" "cannot read" "$TMP/r1" --resume "$TMP/plain"
 bad "--resume with a command" "runs the recorded command" "$TMP/r1" --resume "$TMP/o1" -- "$S"
 bad "--resume cannot change --good" "cannot be changed when resuming" "$TMP/r1" --resume "$TMP/o1" --good HEAD
