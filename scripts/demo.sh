@@ -25,7 +25,7 @@ $J compare "$out/before" "$out/after" || true
 say "4. Explain a hang: zoo/spin_handshake (seed 003) livelocks when its busy-spins oversubscribe the CPUs"
 echo "   8 copies of 48 spinning core threads each (the report had about 100) squeezed onto one CPU;"
 echo "   its other symptom, a deinit ACK timeout, is set aside with --ignore"
-echo "   jostle run -n 40 -j 8 --cpus 1 --chaos none --timeout 2s --ignore deinit --until first-failure -- build/zoo/spin_handshake --threads 48"
+echo "   jostle run -n 40 -j 8 --cpus 1 --chaos none --timeout 2s --grace 200ms --ignore deinit --until first-failure -- build/zoo/spin_handshake --threads 48"
 $J run -n 40 -j 8 --cpus 1 --chaos none --timeout 2s --grace 200ms --ignore deinit --until first-failure \
 	-o "$out/hang" -- build/zoo/spin_handshake --threads 48 || true
 if ls "$out"/hang/stacks/*.txt >/dev/null 2>&1; then

@@ -45,7 +45,7 @@ static const char usage_text[] =
 "      --no-report        no report.md and report.html in DIR at the end\n"
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
-"Pressure and chaos (any of them without --chaos means --chaos auto):\n"
+"Pressure and chaos (each applies just its condition; --chaos auto varies them):\n"
 "      --cpus N|LIST      runs may use only these CPUs: a count (2) or a list\n"
 "                         (0, 0-1, 0,2-3; CPU 1 alone is 1-1); cgroup cpuset,\n"
 "                         else affinity\n"

@@ -265,6 +265,7 @@ int runopt_resolve(struct runopt *p)
 	p->o.path = spawn_resolve(p->o.argv[0]);
 	if (!p->o.path)
 		return cli_usage_error(NULL, errno == EACCES ? "command '%s' is not executable" :
+				       strchr(p->o.argv[0], '/') ? "command '%s' not found" :
 				       "command '%s' not found (checked PATH)", p->o.argv[0]);
 	return 0;
 }
@@ -302,6 +303,12 @@ int runopt_finish(struct runopt *p)
 		else
 			fprintf(stderr, "jostle: warning: --runs %" PRIu64 " is fewer than the %" PRIu64
 				" clean runs --until %s needs\n", o->runs, need, o->until_text);
+	}
+	if (rc == 0) {
+		/* everything checked before anything is created (issue 19) */
+		char why[768];
+		if (pressure_check(&o->pressure, o->jobs, o->seed, why, sizeof(why)) < 0)
+			rc = cli_usage_error(NULL, "%s", why);
 	}
 	return rc;
 }

@@ -139,9 +139,17 @@ enum diag_role diag_role_of(char state, uint64_t cpu_ns, int64_t window_ns,
 		return DIAG_ROLE_ZOMBIE;
 	if (st == DIAG_ST_T)
 		return DIAG_ROLE_STOPPED;
-	/* Busy: runnable in at least half the samples, or >= 5% of a CPU. */
+	/*
+	 * Busy: runnable in at least half the samples, or >= 5% of a CPU; but
+	 * a thread never seen runnable that waits for a child is a shell
+	 * starting commands (the CPU is fork's), not a spinner (issue 19).
+	 */
+	bool by_wchan = syscall < 0 || syscall == SYS_restart_syscall;
+	bool child_wait = (!by_wchan && is_syscall(syscall, child_calls, NELEM(child_calls))) ||
+			  (by_wchan && wchan && !strstr(wchan, "futex") &&
+			   (strstr(wchan, "do_wait") || strstr(wchan, "wait_consider")));
 	if (st == DIAG_ST_R || (samples && 2 * r_samples >= samples && r_samples) ||
-	    (window_ns > 0 && cpu_ns * 20 >= (uint64_t)window_ns))
+	    (window_ns > 0 && cpu_ns * 20 >= (uint64_t)window_ns && (r_samples || !child_wait)))
 		return DIAG_ROLE_SPIN;
 	if (st == DIAG_ST_D)
 		return DIAG_ROLE_IO;
@@ -389,6 +397,33 @@ static void python_stacks(struct diag *d, struct diag_proc *p)
 	pystack_release(&ps);
 }
 
+/*
+ * Threads started after the sampling have no state or role: their stacks
+ * are left out, and counted, so the summary's thread count and the folded
+ * stacks speak of the same threads.
+ */
+static void keep_sampled(struct diag *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->stacks.nr; i++) {
+		struct stack_thread *t = &d->stacks.v[i];
+		bool sampled = false;
+		for (size_t j = 0; j < d->nthreads && !sampled; j++)
+			sampled = d->threads[j].tid == t->tid;
+		if (sampled) {
+			d->stacks.v[n++] = *t;
+			continue;
+		}
+		for (size_t j = 0; j < t->nr; j++) {
+			free(t->frames[j].fn);
+			free(t->frames[j].module);
+		}
+		free(t->frames);
+		d->late_threads++;
+	}
+	d->stacks.nr = n;
+}
+
 int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 {
 	memset(d, 0, sizeof(*d));
@@ -555,6 +590,7 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 			if (stopped[i])
 				kill(d->procs[i].pid, SIGCONT);
 		free(stopped);
+		keep_sampled(d);
 		d->nfolds = stack_fold(&d->stacks, o->fold_frames ? o->fold_frames : 16, &d->folds);
 	}
 	d->stack_ns = clock_mono_ns() - s0;
@@ -657,6 +693,9 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 	}
 
 	dbuf_adds(out, "\nstacks, folded (most common first):\n");
+	if (d->late_threads)
+		dbuf_addf(out, "  (%zu thread%s started after the sampling window, not shown)\n",
+			  d->late_threads, d->late_threads == 1 ? "" : "s");
 	if (!d->nfolds)
 		dbuf_adds(out, "  (none)\n");
 	for (size_t i = 0; i < d->nfolds; i++)

@@ -136,6 +136,7 @@ struct diag {
 	struct stack_set stacks;        /* owned */
 	struct stack_fold *folds;       /* owned */
 	size_t nfolds;
+	size_t late_threads;    /* started after the sampling: no role, stacks left out */
 	int64_t sample_ns, stack_ns, total_ns;   /* time spent in each phase */
 	int64_t python_ns;      /* of stack_ns: reading and merging Python frames */
 	bool stopped;           /* opts.stop was seen: the diagnosis is partial */

@@ -23,10 +23,13 @@ static bool in_tree(const struct proctree *t, pid_t pid)
 	return false;
 }
 
+/* self: jostle's own pid, left out with its subtree when it is a
+ * descendant (`jostle stacks $$` from a shell: jostle is the shell's child,
+ * and its sampling is not the tree's livelock) */
 static void add_subtree(struct proctree *t, const struct proctree_proc *all, size_t nr,
-			size_t idx, int depth, bool adopted)
+			size_t idx, int depth, bool adopted, pid_t self)
 {
-	if (in_tree(t, all[idx].pid) || depth > 64)
+	if (in_tree(t, all[idx].pid) || depth > 64 || (depth > 0 && self && all[idx].pid == self))
 		return;
 	ALLOC_GROW(t->v, t->nr + 1, t->alloc);
 	struct proctree_proc *p = &t->v[t->nr++];
@@ -35,7 +38,7 @@ static void add_subtree(struct proctree *t, const struct proctree_proc *all, siz
 	p->adopted = adopted;
 	for (size_t i = 0; i < nr; i++)
 		if (all[i].ppid == all[idx].pid && all[i].pid != all[idx].pid)
-			add_subtree(t, all, nr, i, depth + 1, adopted);
+			add_subtree(t, all, nr, i, depth + 1, adopted, self);
 }
 
 void proctree_build(struct proctree *t, const struct proctree_proc *all, size_t nr,
@@ -43,13 +46,13 @@ void proctree_build(struct proctree *t, const struct proctree_proc *all, size_t 
 {
 	for (size_t i = 0; i < nr; i++)
 		if (all[i].pid == root)
-			add_subtree(t, all, nr, i, 0, false);
+			add_subtree(t, all, nr, i, 0, false, adopter);
 	if (!adopter || !adopt)
 		return;
 	for (size_t i = 0; i < nr; i++)
 		if (all[i].ppid == adopter && all[i].pid != root && !in_tree(t, all[i].pid) &&
 		    adopt(all[i].pid, ctx))
-			add_subtree(t, all, nr, i, 0, true);
+			add_subtree(t, all, nr, i, 0, true, adopter);
 }
 
 int proctree_collect(struct proctree *t, pid_t root, proctree_adopt_fn *adopt, void *ctx)

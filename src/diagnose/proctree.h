@@ -39,7 +39,9 @@ typedef bool proctree_adopt_fn(pid_t pid, void *ctx);
  * Build the tree under ROOT from the list ALL (every process of the
  * system, any order). Processes whose ppid is ADOPTER (jostle's pid; 0 for
  * none) and for which adopt() says yes are added as further roots with
- * their descendants, marked adopted. Appends to t.
+ * their descendants, marked adopted. ADOPTER itself is never part of the
+ * tree below ROOT, nor its descendants (jostle examining the shell that
+ * started it). Appends to t.
  */
 void proctree_build(struct proctree *t, const struct proctree_proc *all, size_t nr,
 		    pid_t root, pid_t adopter, proctree_adopt_fn *adopt, void *ctx);

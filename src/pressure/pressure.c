@@ -77,15 +77,23 @@ int pressure_option(struct pressure_opts *po, const char *name, const char *val,
 			return -EINVAL;
 		}
 		po->intensity = val[0] - '0';
+		po->level_set = true;
 		return 0;
 	}
 	snprintf(why, whylen, "internal error: unknown pressure option '%.40s'", name);
 	return -EINVAL;
 }
 
+bool pressure_is_auto(const struct pressure_opts *po)
+{
+	/* only when asked: --cpus 2 alone is what `docker --cpus=2` is, not
+	 * a portfolio of conditions the user did not choose (issue 19) */
+	return !po->replay && po->chaos_set && po->chaos == CHAOS_AUTO;
+}
+
 unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set)
 {
-	bool is_auto = po->any && !po->replay && (!po->chaos_set || po->chaos == CHAOS_AUTO);
+	bool is_auto = pressure_is_auto(po);
 
 	po->base_jobs = jobs;
 	po->crowd_jobs = jobs;
@@ -156,9 +164,10 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 	p->jitter_spec.jitter = p->avail.n;
 	if (po->replay) {
 		portfolio_init_one(&p->pf, &po->replay_cfg);
-	} else if (po->chaos_set && po->chaos != CHAOS_AUTO) {
-		struct pconfig c = { .name = chaos_mode_name(po->chaos), .noise = po->noise_set,
-				     .chaos = po->chaos, .intensity = po->intensity };
+	} else if (!pressure_is_auto(po)) {
+		enum chaos_mode mode = po->chaos_set ? po->chaos : CHAOS_NONE;
+		struct pconfig c = { .name = chaos_mode_name(mode), .noise = po->noise_set,
+				     .chaos = mode, .intensity = po->intensity };
 		portfolio_init_one(&p->pf, &c);
 	} else {
 		struct portfolio_fixed fixed = { .cpus = p->restricted, .noise = po->noise_set };
@@ -211,6 +220,20 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 	p->arm = -1;
 	p->next_arm = -1;
 	return 0;
+}
+
+int pressure_check(struct pressure_opts *po, unsigned jobs, uint64_t seed, char *why, size_t whylen)
+{
+	struct pressure p;
+	if (po->level_set && !po->chaos_set && !po->replay) {
+		snprintf(why, whylen, "--chaos-level needs a chaos mode: add --chaos threads, sync, all or auto");
+		return -EINVAL;
+	}
+	int rc = pressure_start(&p, po, jobs, seed, why, whylen);
+
+	if (rc == 0)
+		pressure_stop(&p);
+	return rc;
 }
 
 static int arm_groups(const struct pressure *p, int a)
@@ -503,6 +526,8 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 			strvec_setenv(&r->env, "JOSTLE_RUN", v);
 			snprintf(v, sizeof(v), "%" PRIu64, *seed);
 			strvec_setenv(&r->env, "JOSTLE_SEED", v);
+			snprintf(v, sizeof(v), "%" PRIu32, rng_seed32(*seed));
+			strvec_setenv(&r->env, "JOSTLE_SEED32", v);
 		}
 	}
 	config_json(p, r, c);
@@ -633,6 +658,11 @@ void pressure_summary_print(const struct pressure *p, FILE *f)
 		const struct parm *r = &p->pf.arm[a];
 		double lo, hi;
 		char iv[48];
+		if (!r->runs) {
+			/* no interval to show: [0%, 100%] would read as a result */
+			fprintf(f, "  %-14s %6s\n", r->cfg.name, "not run");
+			continue;
+		}
 		stats_wilson(r->fails, r->runs, 1.96, &lo, &hi);
 		snprintf(iv, sizeof(iv), "[%.1f%%, %.1f%%]", 100 * lo, 100 * hi);
 		/* what the arm would yield with the machine to itself: its

@@ -49,6 +49,7 @@ struct pressure_opts {
 	bool chaos_set;
 	enum chaos_mode chaos;       /* --chaos */
 	int intensity;               /* --chaos-level 0..2 (default 1) */
+	bool level_set;              /* --chaos-level given */
 	unsigned base_jobs;          /* runs at a time outside the "crowd" arm (pressure_jobs) */
 	unsigned crowd_jobs;         /* runs at a time of a crowd (pressure_jobs) */
 	/* --replay DIR:RUN, filled by replay_load() */
@@ -80,6 +81,9 @@ int pressure_option(struct pressure_opts *po, const char *name, const char *val,
  * `jobs` per CPU group). Call once after the options are parsed.
  */
 unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set);
+
+/* --chaos auto was asked for (it is never implied by --cpus, --noise, ...). */
+bool pressure_is_auto(const struct pressure_opts *po);
 
 struct pressure_run {
 	bool used;
@@ -131,6 +135,13 @@ struct pressure {
  */
 int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, uint64_t seed,
 		   char *why, size_t whylen);
+
+/*
+ * Whether pressure_start() would succeed with these options, without
+ * keeping anything: the CLI asks before it creates the results directory,
+ * so an impossible --cpus leaves nothing behind. 0 or -errno with why.
+ */
+int pressure_check(struct pressure_opts *po, unsigned jobs, uint64_t seed, char *why, size_t whylen);
 
 bool pressure_may_launch(struct pressure *p, unsigned active);
 

@@ -56,7 +56,7 @@ void compare_counts(uint64_t k1, uint64_t n1, uint64_t k2, uint64_t n2, struct c
 	double r1 = (double)k1 / (double)n1, r2 = (double)k2 / (double)n2;
 	if (k1 == 0 && k2 == 0) {
 		o->verdict = COMPARE_CLEAN;
-		report_pct_up(a, sizeof(a), stats_cp_upper0(n2, ALPHA));
+		report_bound(a, sizeof(a), stats_cp_upper0(n2, ALPHA));
 		snprintf(o->sentence, sizeof(o->sentence),
 			 "clean: 0/%" PRIu64 " after and 0/%" PRIu64 " before; failure rate after < %s "
 			 "with 95%% confidence", n2, n1, a);

@@ -121,17 +121,23 @@ void report_pct(char *buf, size_t len, double p)
 		snprintf(buf, len, "%.2g%%", pc);
 }
 
-void report_pct_up(char *buf, size_t len, double p)
+void report_bound(char *buf, size_t len, double p)
 {
 	double pc = p * 100.0;
-	int dec = pc >= 1.0 ? 1 : pc >= 0.1 ? 2 : 0;
-	if (!(p > 0.0) || p >= 1.0 || pc >= 99.95 || dec == 0) {
+	if (!(p > 0.0) || !(p < 1.0)) {
 		report_pct(buf, len, p);
 		return;
 	}
-	double scale = dec == 1 ? 10.0 : 100.0;
-	double up = ceil(pc * scale - 1e-9) / scale;
-	snprintf(buf, len, "%.*f%%", dec, up);
+	/* three significant digits, rounded up: a bound printed lower than
+	 * it is would claim more than the runs prove */
+	int dec = 2 - (int)floor(log10(pc));
+	dec = dec < 0 ? 0 : dec > 12 ? 12 : dec;
+	double scale = pow(10.0, dec);
+	double up = ceil(pc * scale * (1.0 - 1e-12)) / scale;
+	if (up >= 100.0)
+		snprintf(buf, len, "100%%");
+	else
+		snprintf(buf, len, "%.*f%%", dec, up);
 }
 
 void report_pval(char *buf, size_t len, double p)
@@ -163,7 +169,7 @@ void report_proof(char *buf, size_t len, uint64_t k, uint64_t n)
 	if (n == 0) {
 		snprintf(buf, len, "no runs recorded");
 	} else if (k == 0) {
-		report_pct_up(a, sizeof(a), stats_cp_upper0(n, REPORT_ALPHA));
+		report_bound(a, sizeof(a), stats_cp_upper0(n, REPORT_ALPHA));
 		snprintf(buf, len, "0 of %" PRIu64 " runs failed: failure rate < %s with 95%% confidence",
 			 n, a);
 	} else {

@@ -61,8 +61,10 @@ int report_json(struct dbuf *out, const struct results *r);
 
 /* "6.2%", "0.50%", "0.0057%", "0%", "100%" */
 void report_pct(char *buf, size_t len, double p);
-/* The same rounded up, for upper bounds ("< 0.50%" for 0.498%). */
-void report_pct_up(char *buf, size_t len, double p);
+/* An upper bound: three significant digits, always rounded up, never
+ * down ("0.994%" for 0.99363%, "0.499%" for 0.4981%). Every place that
+ * prints a proven bound (run's summary, reports, compare) uses this. */
+void report_bound(char *buf, size_t len, double p);
 /* "p = 0.41", "p = 8e-12", "p < 1e-300" */
 void report_pval(char *buf, size_t len, double p);
 /* "6.2% (95% CI 4.5%–8.4%)" for k of n, Wilson interval */

@@ -91,8 +91,8 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 	if (t->failures) {
 		sig_table(f, r, out_dir);
 	} else if (t->counted) {
-		char a[16];
-		pct(a, sizeof(a), stats_cp_upper0(t->counted, REPORT_ALPHA));
+		char a[32];
+		report_bound(a, sizeof(a), stats_cp_upper0(t->counted, REPORT_ALPHA));
 		fprintf(f, "  0 of %" PRIu64 " failed: failure rate < %s with 95%% confidence\n",
 			t->counted, a);
 	}

@@ -95,8 +95,8 @@ struct series {
 	/* The environment of every child: the user's, then our variables.
 	 * Our slots are rewritten in place for each run (no copying). */
 	struct strvec env;
-	size_t env_run, env_seed;
-	char run_var[40], seed_var[48];
+	size_t env_run, env_seed, env_seed32;
+	char run_var[40], seed_var[48], seed32_var[32];
 	struct dbuf text;           /* scratch: a run's captured text */
 	struct dbuf text_sym;       /* scratch: that text with sanitizer frames named */
 	struct dbuf line;           /* scratch: one record */
@@ -192,7 +192,7 @@ static void note_stop(struct series *s, const char *why)
 static void env_build(struct series *s)
 {
 	extern char **environ;
-	static const char *const ours[] = { "JOSTLE_RUN=", "JOSTLE_SEED=", "JOSTLE_OUT=",
+	static const char *const ours[] = { "JOSTLE_RUN=", "JOSTLE_SEED=", "JOSTLE_SEED32=", "JOSTLE_OUT=",
 					    "JOSTLE_CRASH_DIR=", NULL };
 	for (char **e = environ; *e; e++) {
 		int skip = 0;
@@ -212,22 +212,27 @@ static void env_build(struct series *s)
 	s->env_run = s->env.nr - 1;
 	strvec_push(&s->env, "JOSTLE_SEED=");
 	s->env_seed = s->env.nr - 1;
+	strvec_push(&s->env, "JOSTLE_SEED32=");
+	s->env_seed32 = s->env.nr - 1;
 }
 
 static void env_for_run(struct series *s, const struct run *r)
 {
 	snprintf(s->run_var, sizeof(s->run_var), "JOSTLE_RUN=%" PRIu64, r->index);
 	snprintf(s->seed_var, sizeof(s->seed_var), "JOSTLE_SEED=%" PRIu64, r->seed);
+	snprintf(s->seed32_var, sizeof(s->seed32_var), "JOSTLE_SEED32=%" PRIu32, rng_seed32(r->seed));
 	/* The vector owns heap strings; point our two slots at static buffers
 	 * for the duration of the spawn and restore them after. */
 	s->env.v[s->env_run] = s->run_var;
 	s->env.v[s->env_seed] = s->seed_var;
+	s->env.v[s->env_seed32] = s->seed32_var;
 }
 
-static void env_restore(struct series *s, char *run_slot, char *seed_slot)
+static void env_restore(struct series *s, char *run_slot, char *seed_slot, char *seed32_slot)
 {
 	s->env.v[s->env_run] = run_slot;
 	s->env.v[s->env_seed] = seed_slot;
+	s->env.v[s->env_seed32] = seed32_slot;
 }
 
 /* ---- launching ------------------------------------------------------ */
@@ -262,6 +267,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 	capture_init(&r->cap, s->o->head_cap, s->o->tail_cap);
 
 	char *run_slot = s->env.v[s->env_run], *seed_slot = s->env.v[s->env_seed];
+	char *seed32_slot = s->env.v[s->env_seed32];
 	env_for_run(s, r);
 	/* pressure.h: the run's CPUs, cgroup and environment (a no-op without) */
 	const cpu_set_t *affinity;
@@ -271,7 +277,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 	char *const *envp = pressure_prepare(&s->pr, r->index, &r->seed, s->env.v,
 					     &affinity, &hook, &hook_arg, &rc);
 	if (!envp) {
-		env_restore(s, run_slot, seed_slot);
+		env_restore(s, run_slot, seed_slot, seed32_slot);
 		close(pfd[0]);
 		close(pfd[1]);
 		capture_release(&r->cap);
@@ -295,7 +301,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 	r->start_mono = clock_mono_ns();
 	r->start_real = clock_real_ns();
 	rc = spawn_start(&req, &r->pid);
-	env_restore(s, run_slot, seed_slot);
+	env_restore(s, run_slot, seed_slot, seed32_slot);
 	close(pfd[1]);
 	if (rc < 0) {
 		pressure_abandon(&s->pr, r->index);

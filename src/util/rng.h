@@ -24,6 +24,14 @@ static inline uint64_t rng_run_seed(uint64_t master, uint64_t index)
 	return rng_splitmix64(&s);
 }
 
+/* JOSTLE_SEED32: a run's seed folded to 32 bits (both halves count), for
+ * shells whose arithmetic is signed 64-bit (dash: $((JOSTLE_SEED % 10))
+ * fails on a seed above 2^63). */
+static inline uint32_t rng_seed32(uint64_t seed)
+{
+	return (uint32_t)(seed ^ (seed >> 32));
+}
+
 /* Uniform in [0, n) (n > 0); the slight modulo bias is irrelevant here. */
 static inline uint64_t rng_below(uint64_t *state, uint64_t n)
 {

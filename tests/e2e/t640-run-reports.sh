@@ -12,7 +12,7 @@ check_eq "confident, clean: exactly the 59 runs that bound 5%" "$(json c1/runs.j
 check_eq "confident, clean: the end line says so" "$(json c1/runs.jsonl '[o["stop"] for o in d if o["type"] == "end"]')" \
 	"['confident: 0 of 59 failed, failure rate < 5.0% with 95% confidence']"
 check_eq "confident, clean: summary.json proof" "$(json c1/summary.json 'd["proof"]')" \
-	"0 of 59 runs failed: failure rate < 5.0% with 95% confidence"
+	"0 of 59 runs failed: failure rate < 4.96% with 95% confidence"
 check_eq "confident, clean: summary.json stop" "$(json c1/summary.json 'd["stop"]')" \
 	"confident: 0 of 59 failed, failure rate < 5.0% with 95% confidence"
 check "report.md written at the end" grep -q '^\*\*0 of 59 runs failed' c1/report.md

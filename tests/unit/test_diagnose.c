@@ -18,6 +18,12 @@ int main(void)
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_restart_syscall, "futex_wait_queue") == DIAG_ROLE_LOCK);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_restart_syscall, "hrtimer_nanosleep") == DIAG_ROLE_SLEEP);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_restart_syscall, "do_wait") == DIAG_ROLE_CHILD);
+	/* issue 19: a shell that forks commands uses CPU while waiting for them,
+	 * never seen runnable: not busy */
+	CHECK(diag_role_of('S', 30 * MS, 200 * MS, 0, 11, SYS_wait4, "do_wait") == DIAG_ROLE_CHILD);
+	CHECK(diag_role_of('S', 30 * MS, 200 * MS, 0, 11, -2, "do_wait") == DIAG_ROLE_CHILD);
+	CHECK(diag_role_of('S', 30 * MS, 200 * MS, 3, 11, SYS_wait4, "do_wait") == DIAG_ROLE_SPIN);
+	CHECK(diag_role_of('S', 30 * MS, 200 * MS, 0, 11, -2, "futex_do_wait") == DIAG_ROLE_SPIN);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, SYS_read, "pipe_read") == DIAG_ROLE_IO);
 	CHECK(diag_role_of('S', 0, 200 * MS, 0, 11, -2, "pipe_read") == DIAG_ROLE_IO);
 	CHECK(diag_role_of('D', 0, 200 * MS, 0, 11, -2, "") == DIAG_ROLE_IO);

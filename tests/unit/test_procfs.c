@@ -128,6 +128,11 @@ int main(void)
 	proctree_build(&tr, all, 8, 99, 0, NULL, NULL);
 	CHECK(tr.nr == 0);
 	proctree_release(&tr);
+	/* issue 19: jostle (11 here) inside the tree it examines is left out,
+	 * with what it started (12) */
+	proctree_build(&tr, all, 8, 10, 11, NULL, NULL);
+	CHECK(tr.nr == 2 && tr.v[0].pid == 10 && tr.v[1].pid == 13);
+	proctree_release(&tr);
 	CHECK(proctree_collect(&tr, getpid(), NULL, NULL) == 0 && tr.nr == 1);
 	proctree_release(&tr);
 	CHECK(proctree_collect(&tr, c, NULL, NULL) == -ESRCH);

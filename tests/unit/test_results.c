@@ -1,12 +1,14 @@
 /* results.c on the hand-written fixture tests/data/small (run from the
  * repository root, as tests/run.sh does). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cJSON.h>
 
 #include "results/report.h"
 #include "results/results.h"
+#include "results/stats.h"
 #include "tap.h"
 
 static const struct results_sig *sig(const struct results *r, const char *id)
@@ -57,7 +59,29 @@ int main(void)
 
 	char buf[256];
 	report_proof(buf, sizeof(buf), 0, 600);
-	CHECK_STR(buf, "0 of 600 runs failed: failure rate < 0.50% with 95% confidence");
+	CHECK_STR(buf, "0 of 600 runs failed: failure rate < 0.499% with 95% confidence");
+	/* issue 19: a proven bound is rounded up, never down (0.99363% is not "< 0.99%") */
+	report_proof(buf, sizeof(buf), 0, 300);
+	CHECK_STR(buf, "0 of 300 runs failed: failure rate < 0.994% with 95% confidence");
+	report_bound(buf, sizeof(buf), 0.0099363);
+	CHECK_STR(buf, "0.994%");
+	report_bound(buf, sizeof(buf), 0.0295130);
+	CHECK_STR(buf, "2.96%");
+	report_bound(buf, sizeof(buf), 0.631597);
+	CHECK_STR(buf, "63.2%");
+	report_bound(buf, sizeof(buf), 0.05);
+	CHECK_STR(buf, "5.00%");
+	report_bound(buf, sizeof(buf), 0.99999);
+	CHECK_STR(buf, "100%");
+	report_bound(buf, sizeof(buf), 1.0e-6);
+	CHECK_STR(buf, "0.000100%");
+	int below = 0;
+	for (int n = 1; n < 5000; n += 7) {
+		double b = stats_cp_upper0((uint64_t)n, 0.05);
+		report_bound(buf, sizeof(buf), b);
+		below += strtod(buf, NULL) < b * 100.0;
+	}
+	CHECK(below == 0);
 	report_proof(buf, sizeof(buf), 37, 600);
 	CHECK_STR(buf, "37 of 600 runs failed: failure rate 6.2% (95% CI 4.5%\xe2\x80\x93" "8.4%)");
 	report_pval(buf, sizeof(buf), 8.20889222974448e-12);

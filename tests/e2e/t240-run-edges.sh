@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# What a new user tripped over (issue 19): the bound of a clean series, checks
+# before anything is created, messages, conditions only when asked, the
+# per-arm table, a seed any shell can do arithmetic on.
+. "$(dirname "$0")/../lib.sh"
+F=$FIX/flaky
+lacks() { ! grep -Eq -- "$1" "$2"; }   # lacks REGEX FILE
+
+# A proven bound is rounded up, the same in the closing line and the reports:
+# 0 of 300 is 0.9936%, not "< 0.99%".
+"$JOSTLE" run -n 300 -j 2 -o "$TMP/clean" -- "$F" pass > /dev/null 2> "$TMP/clean.err"
+check_eq "clean 300: exit 0" "$?" 0
+check "clean 300: closing line rounds the bound up" grep -q "0 of 300 failed: failure rate < 0.994% with 95% confidence" "$TMP/clean.err"
+check "clean 300: report.md says the same" grep -q "failure rate < 0.994% with 95% confidence" "$TMP/clean/report.md"
+check_eq "clean 300: summary.json proof" "$(json "$TMP/clean/summary.json" 'd["proof"]')" \
+	"0 of 300 runs failed: failure rate < 0.994% with 95% confidence"
+
+# Everything is checked before anything is created: no "results in", no folder.
+"$JOSTLE" run -n 1 --cpus 99 -o "$TMP/none/out" -- "$F" pass > "$TMP/cpus.out" 2>&1
+check_eq "--cpus 99: exit 2" "$?" 2
+check_eq "--cpus 99: one line, the error" "$(wc -l < "$TMP/cpus.out")" 1
+check "--cpus 99: no 'results in'" lacks "results in" "$TMP/cpus.out"
+check "--cpus 99: no results folder" test ! -e "$TMP/none"
+"$JOSTLE" run -n 1 --chaos-level 2 -o "$TMP/none/out" -- "$F" pass > "$TMP/lvl.out" 2>&1
+check_eq "--chaos-level without --chaos: exit 2" "$?" 2
+check "--chaos-level without --chaos: says what to add" grep -q "^jostle: --chaos-level needs a chaos mode" "$TMP/lvl.out"
+check "--chaos-level without --chaos: no results folder" test ! -e "$TMP/none"
+
+# A path with a slash is not looked up in PATH, so the message does not say so.
+"$JOSTLE" run -n 1 -o "$TMP/none/out" -- /nonexistent/cmd > "$TMP/slash.out" 2>&1
+check_eq "/nonexistent/cmd: exit 2" "$?" 2
+check "/nonexistent/cmd: not found" grep -q "^jostle: command '/nonexistent/cmd' not found" "$TMP/slash.out"
+check "/nonexistent/cmd: no 'checked PATH'" lacks "PATH" "$TMP/slash.out"
+"$JOSTLE" run -n 1 -o "$TMP/none/out" -- no-such-cmd-jostle > "$TMP/bare.out" 2>&1
+check "bare name: 'checked PATH'" grep -q "not found (checked PATH)" "$TMP/bare.out"
+
+# --cpus alone restricts the CPUs and nothing else: no --chaos auto.
+JOSTLE_CGROUP=off "$JOSTLE" run -q -n 4 -j 2 --cpus 1 -o "$TMP/c1" -- "$F" pass 2> "$TMP/c1.err"
+check_eq "--cpus alone: settings say chaos none" "$(json "$TMP/c1/runs.jsonl" 'series[0]["settings"]["chaos"]')" none
+check_eq "--cpus alone: every run in one configuration" \
+	"$(json "$TMP/c1/runs.jsonl" 'sorted({(r["config"]["arm"], r["config"]["chaos"], r["config"]["cpus"]) for r in rows})')" \
+	"[('none', 'none', '0')]"
+check "--cpus alone: the summary says fixed, not auto" grep -q "failure rate per configuration (fixed" "$TMP/c1.err"
+
+# The per-arm table says "not run" for arms that never ran, not [0%, 100%].
+"$JOSTLE" run -q -n 1 -j 1 --chaos auto -o "$TMP/a1" -- "$F" pass 2> "$TMP/a1.err"
+check "auto, one run: arms that never ran say 'not run'" grep -Eq '^  [a-z0-9-]+ +not run$' "$TMP/a1.err"
+check "auto, one run: no empty interval shown" lacks '\[0.0%, 100.0%\]' "$TMP/a1.err"
+check_eq "auto, one run: one arm ran" "$(grep -Ec '^  [a-z0-9-]+ +1 +0 ' "$TMP/a1.err")" 1
+
+# JOSTLE_SEED is unsigned 64-bit; JOSTLE_SEED32 fits any shell's arithmetic.
+"$JOSTLE" run -q -n 4 -j 2 --seed 0xffffffffffffffff -o "$TMP/s" -- \
+	dash -c 'echo "seed=$JOSTLE_SEED seed32=$JOSTLE_SEED32 mod=$((JOSTLE_SEED32 % 10))"; exit 1' 2>/dev/null
+got=$(cat "$TMP"/s/logs/*.log | /usr/bin/python3 -c '
+import re, sys
+ok = 0
+for line in sys.stdin:
+    m = re.match(r"seed=(\d+) seed32=(\d+) mod=(\d+)", line)
+    if m:
+        s, s32, mod = map(int, m.groups())
+        ok += s32 == (s ^ (s >> 32)) & 0xffffffff and mod == s32 % 10 and s32 < 2**32
+print(ok)')
+check_eq "JOSTLE_SEED32: the seed folded to 32 bits, usable in dash" "$got" 4
+check "JOSTLE_SEED: some seed above 2^63 (why SEED32 exists)" test "$(json "$TMP/s/runs.jsonl" 'any(int(r["seed"], 16) >= 2**63 for r in rows)')" = True
+
+# jostle stacks from a shell: jostle itself is not part of the tree it
+# examines, and a tree where nothing runs is no livelock.
+bash -c 'sleep 60 & sleep 60 & "$0" stacks $$ --no-stacks > "$1"; kill %1 %2' "$JOSTLE" "$TMP/st.txt"
+check "stacks of a shell: not a livelock" lacks "^livelock" "$TMP/st.txt"
+check "stacks of a shell: jostle is not in the tree" lacks '^ +[0-9]+ jostle ' "$TMP/st.txt"
+check "stacks of a shell: the sleeps are" grep -Eq '^ +[0-9]+ sleep ' "$TMP/st.txt"
