@@ -5,10 +5,14 @@ report, compare, merge and benchmark tests.
 
   gen_runs.py OUT --runs N [--sig ID:KIND:COUNT]... [--cells A=1,A=2 ...]
               [--cell-fails CELL:COUNT]... [--series HEX] [--no-logs]
+              [--log-bytes N] [--stacks] [--argv ARG...] [--arm ARM:COUNT]...
 
 Failures of each --sig are spread evenly over the run indices. With
 --cells, run i is in cell i % len(cells); --cell-fails puts COUNT failures
-(signature 'c311f a11') in that cell's runs, evenly.
+(signature 'c311f a11') in that cell's runs, evenly. --log-bytes pads
+each failing run's log to N bytes (and --stacks writes stacks/RUN.txt as
+long); --argv sets the command; --arm gives the first COUNT runs not yet
+given an arm the config {"arm": ARM}, in order.
 """
 import argparse, json, os
 
@@ -20,6 +24,10 @@ ap.add_argument("--cells", nargs="*", default=[])
 ap.add_argument("--cell-fails", action="append", default=[])
 ap.add_argument("--series", default="00000000000000a1")
 ap.add_argument("--no-logs", action="store_true")
+ap.add_argument("--log-bytes", type=int, default=0)
+ap.add_argument("--stacks", action="store_true")
+ap.add_argument("--argv", nargs="+", default=["./t", "--mode", "gen"])
+ap.add_argument("--arm", action="append", default=[])
 a = ap.parse_args()
 
 n = a.runs
@@ -39,10 +47,23 @@ for spec in a.cell_fails:
     for j in range(count):
         fail[runs[int((j + 0.5) * len(runs) / count)]] = ("c311fa11", "fail")
 
+arms = []
+for spec in a.arm:
+    arm, count = spec.rsplit(":", 1)
+    arms += [arm] * int(count)
+
+def padded(text):
+    text = text.encode()
+    while len(text) < a.log_bytes:
+        text += b"log line %d of a long failing run, with some words to make it wide\n" % len(text)
+    return text[:max(a.log_bytes, len(text))]
+
 os.makedirs(os.path.join(a.out, "logs"), exist_ok=True)
+if a.stacks:
+    os.makedirs(os.path.join(a.out, "stacks"), exist_ok=True)
 with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
     f.write(json.dumps({"type": "series", "v": 1, "series": a.series, "jostle": "0.1.0",
-                        "argv": ["./t", "--mode", "gen"], "cwd": "/tmp", "start": "2026-11-29T12:00:00.000Z",
+                        "argv": a.argv, "cwd": "/tmp", "start": "2026-11-29T12:00:00.000Z",
                         "seed": "0x0000000000000001",
                         "settings": {"runs": n, "jobs": 2, "timeout_s": 10},
                         "machine": {"hostname": "gen", "kernel": "6.1.0", "cpus": 2, "loadavg": 0.5, "mem_mb": 4096}},
@@ -54,10 +75,13 @@ with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
         log = None
         if sid and not a.no_logs:
             log = "logs/%d.log" % i
-            with open(os.path.join(a.out, log), "w") as lf:
-                lf.write("run %d failed with %s\n" % (i, sid))
+            with open(os.path.join(a.out, log), "wb") as lf:
+                lf.write(padded("run %d failed with %s\n" % (i, sid)))
+            if a.stacks:
+                with open(os.path.join(a.out, "stacks/%d.txt" % i), "wb") as sf:
+                    sf.write(padded("stacks of run %d\n" % i))
         rec = {"type": "run", "series": a.series, "run": i, "seed": "0x%016x" % (i * 2654435761),
-               "cell": cells[i % len(cells)] if cells else "", "config": {},
+               "cell": cells[i % len(cells)] if cells else "", "config": {"arm": arms[i]} if i < len(arms) else {},
                "outcome": outcome, "exit": 1 if outcome == "fail" else (0 if outcome == "pass" else None),
                "signal": "SIGSEGV" if outcome == "crash" else None, "core": False,
                "start": "2026-11-29T12:00:00.000Z", "t": i * 0.05, "wall_s": 10.0 if outcome == "hang" else 0.04 + (i % 10) * 0.01,

@@ -15,6 +15,7 @@
 #include "signature/crash.h"
 #include "signature/signature.h"
 #include "util/dbuf.h"
+#include "util/fileio.h"
 #include "util/jsonw.h"
 #include "util/banned.h"
 
@@ -34,22 +35,9 @@ static void usage(FILE *f)
 
 static int read_all(const char *path, struct dbuf *b)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	if (fd < 0)
-		return -errno;
-	char chunk[65536];
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (dbuf_add(b, chunk, (size_t)n) < 0)
-			break;  /* past the cap: the head is enough to find a report */
-	}
-	if (fd)
-		close(fd);
-	return 0;
+	if (!strcmp(path, "-"))
+		return fileio_read_fd(0, b);   /* past the cap: the head is enough to find a report */
+	return fileio_read_file(path, b);
 }
 
 static void write_json(const struct crash_report *r, const struct signature *sig, struct dbuf *o)

@@ -107,6 +107,8 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out)
 		return -EINVAL;
 	out->utime = (uint64_t)F(14);
 	out->stime = (uint64_t)F(15);
+	out->cutime = F(16) > 0 ? (uint64_t)F(16) : 0;
+	out->cstime = F(17) > 0 ? (uint64_t)F(17) : 0;
 	out->num_threads = (long)F(20);
 	out->starttime = (uint64_t)F(22);
 	out->processor = nf > 39 - 4 ? (int)F(39) : -1;

@@ -28,6 +28,7 @@ struct procfs_stat {
 	pid_t pgrp;
 	uint64_t utime;         /* clock ticks */
 	uint64_t stime;         /* clock ticks */
+	uint64_t cutime, cstime;   /* clock ticks of its children it waited for */
 	long num_threads;
 	uint64_t starttime;     /* clock ticks after boot */
 	int processor;          /* last CPU */

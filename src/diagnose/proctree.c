@@ -84,6 +84,28 @@ int proctree_collect(struct proctree *t, pid_t root, proctree_adopt_fn *adopt, v
 	return t->nr > before ? 0 : -ESRCH;
 }
 
+void proctree_cpu(const struct proctree *t, pid_t skip, double *user_s, double *sys_s)
+{
+	long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	uint64_t u = 0, s = 0;
+	char buf[1024];
+	for (size_t i = 0; i < t->nr; i++) {
+		if (t->v[i].pid == skip)
+			continue;
+		int fd = procfs_open(t->v[i].pid);
+		if (fd < 0)
+			continue;
+		struct procfs_stat st;
+		if (procfs_read(fd, "stat", buf, sizeof(buf)) > 0 && !procfs_parse_stat(buf, &st)) {
+			u += st.utime + st.cutime;
+			s += st.stime + st.cstime;
+		}
+		close(fd);
+	}
+	*user_s = (double)u / (double)tck;
+	*sys_s = (double)s / (double)tck;
+}
+
 bool proctree_env_match(pid_t pid, void *ctx)
 {
 	const char *want = ctx;

@@ -58,6 +58,15 @@ int proctree_collect(struct proctree *t, pid_t root, proctree_adopt_fn *adopt, v
  */
 bool proctree_env_match(pid_t pid, void *ctx);
 
+/*
+ * CPU seconds of the tree's processes now: each one's own user and system
+ * time plus that of the children it waited for (/proc/PID/stat), all but
+ * SKIP (0: none). Vanished processes count nothing. The account of a run
+ * whose busy threads live in grandchildren that no one waits for: the
+ * run's rusage never sees them.
+ */
+void proctree_cpu(const struct proctree *t, pid_t skip, double *user_s, double *sys_s);
+
 void proctree_release(struct proctree *t);
 
 #endif

@@ -371,6 +371,41 @@ static int remove_dir(const char *dir)
 	return -EBUSY;
 }
 
+/* The number after "KEY " on a line of text, or -1. */
+static double stat_value(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (!strncmp(line, key, kl) && line[kl] == ' ')
+			return strtod(line + kl + 1, NULL);
+	return -1;
+}
+
+int cgroup_cpu(struct cgroup_root *r, const char *name, double *user_s, double *sys_s)
+{
+	char dir[PATH_MAX], buf[1024];
+	if (r->kind == CGROUP_V2 && child_path(dir, sizeof(dir), r->v2, name) == 0 &&
+	    read_file(dir, "cpu.stat", buf, sizeof(buf)) == 0) {
+		double u = stat_value(buf, "user_usec"), sy = stat_value(buf, "system_usec");
+		if (u >= 0 && sy >= 0) {
+			*user_s = u / 1e6;
+			*sys_s = sy / 1e6;
+			return 0;
+		}
+	}
+	if (r->kind == CGROUP_V1 && child_path(dir, sizeof(dir), r->v1_cpu, name) == 0 &&
+	    read_file(dir, "cpuacct.stat", buf, sizeof(buf)) == 0) {
+		long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+		double u = stat_value(buf, "user"), sy = stat_value(buf, "system");
+		if (u >= 0 && sy >= 0) {
+			*user_s = u / (double)tck;
+			*sys_s = sy / (double)tck;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 int cgroup_remove(struct cgroup_root *r, const char *name)
 {
 	const char *roots[3] = { r->v2, r->v1_cpuset, r->v1_cpu };

@@ -51,6 +51,11 @@ int cgroup_make(struct cgroup_root *r, const char *name, const struct cpuset *cp
 /* Move process PID (its whole thread group) into NAME. */
 int cgroup_attach(struct cgroup_root *r, const char *name, pid_t pid);
 
+/* CPU seconds used by everything that ran in NAME (v2 cpu.stat; v1 the
+ * cpuacct.stat of a cpu hierarchy mounted with cpuacct). 0, or -ENOENT
+ * where the hierarchy keeps no such account. */
+int cgroup_cpu(struct cgroup_root *r, const char *name, double *user_s, double *sys_s);
+
 /* Remove NAME; processes still inside are killed first. */
 int cgroup_remove(struct cgroup_root *r, const char *name);
 

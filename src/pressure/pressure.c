@@ -537,6 +537,15 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	return r->env.v ? r->env.v : envp;
 }
 
+int pressure_run_cpu(struct pressure *p, uint64_t index, double *user_s, double *sys_s)
+{
+	struct pressure_run *r;
+
+	if (!p->on || !p->runs || !(r = find_run(p, index)) || !r->cgroup)
+		return -ENOENT;
+	return cgroup_cpu(&p->cg, r->cg_name, user_s, sys_s);
+}
+
 void pressure_abandon(struct pressure *p, uint64_t index)
 {
 	struct pressure_run *r;

@@ -168,6 +168,10 @@ const char *pressure_config_json(struct pressure *p, uint64_t index);
 int64_t pressure_next_ns(const struct pressure *p);
 void pressure_tick(struct pressure *p, int64_t now_ns);
 
+/* CPU seconds of everything run `index` started, from its own cgroup;
+ * -ENOENT when it has none (or no account there). Before pressure_ended. */
+int pressure_run_cpu(struct pressure *p, uint64_t index, double *user_s, double *sys_s);
+
 /* The run `index` ended and nothing of it is alive; wall_s < 0: it was
  * cancelled (no feedback to the portfolio). Removes its cgroup. */
 void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s);

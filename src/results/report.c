@@ -17,6 +17,7 @@
 
 #include "results/report.h"
 #include "results/stats.h"
+#include "util/escape.h"
 #include "util/fileio.h"
 #include "util/path.h"
 #include "util/xalloc.h"
@@ -352,5 +353,14 @@ void report_groups(const struct results_group *groups, size_t n, struct report_c
 		double rate = g->runs ? (double)g->fails / (double)g->runs : 0.0;
 		double rest = rest_runs ? (double)rest_fails / (double)rest_runs : 0.0;
 		c->differs = n > 1 && c->p < alpha && rate > rest;
+		c->dir = n < 2 || !rest_runs || rate == rest ? 0 : rate > rest ? 1 : -1;
 	}
+}
+
+void report_vs_rest(char *buf, size_t len, const struct report_cell *c)
+{
+	char p[48];
+	report_pval(p, sizeof(p), c->p);
+	snprintf(buf, len, "%s, %s", c->dir > 0 ? "fails more" : c->dir < 0 ? "fails less" :
+		 "same rate", p);
 }

@@ -93,7 +93,11 @@ struct report_cell {
 	const struct results_group *g;
 	double lo, hi, p;
 	bool differs;
+	int dir;             /* +1 fails more often than the rest, -1 less, 0 the same */
 };
+/* "fails more, p = 0.003", "fails less, p = 0.41", "same rate, p = 1": the
+ * direction of the difference always beside its p-value. */
+void report_vs_rest(char *buf, size_t len, const struct report_cell *c);
 /* Fills cells[r->cells_nr] (caller allocates). */
 void report_cells(const struct results *r, struct report_cell *cells);
 /* The same for any groups (matrix cells, chaos arms): out[n]. */

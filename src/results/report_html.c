@@ -59,6 +59,8 @@ static const char css[] =
 	"details{background:#fff;border:1px solid var(--line);border-radius:8px;margin:10px 0;padding:8px 12px}"
 	"summary{cursor:pointer;font-weight:600}.swatch{display:inline-block;width:10px;height:10px;"
 	"border-radius:2px;margin-right:6px}"
+	"table.settings{width:auto;margin:6px 0 2px;font-size:12px}table.settings th{background:none;"
+	"color:var(--muted);font-weight:400}svg text.axis{fill:#1d2330}"
 	"footer{color:var(--muted);font-size:12px;margin:30px 0 10px}";
 
 static void esc(struct dbuf *b, const char *s)
@@ -122,6 +124,10 @@ static void cards(struct dbuf *b, const struct results *r)
 	card(b, v, "signatures");
 	snprintf(v, sizeof(v), "%" PRIu64 " / %" PRIu64, t->crash, t->hang);
 	card(b, v, "crashes / hangs");
+	if (t->cut) {
+		snprintf(v, sizeof(v), "%" PRIu64, t->cut);
+		card(b, v, "cut: still running at the end, not counted");
+	}
 	snprintf(v, sizeof(v), "%.3g s", t->counted ? t->wall_sum / (double)t->counted : 0);
 	card(b, v, "mean run time");
 	snprintf(v, sizeof(v), "%.3g s", t->wall_max);
@@ -136,7 +142,9 @@ static void cards(struct dbuf *b, const struct results *r)
 static void chart_over(struct dbuf *b, const struct results *r, const struct results_hist *h,
 		       double xmax, bool time, const size_t *rank)
 {
-	const double W = 960, H = 200, x0 = 48, x1 = 945, y0 = 14, y1 = 130, sy0 = 140, sy1 = 160;
+	/* y0 leaves a line above the plot for the axis title, right of the
+	 * tick labels, so the two never overlap */
+	const double W = 960, H = 204, x0 = 48, x1 = 945, y0 = 24, y1 = 134, sy0 = 144, sy1 = 164;
 	if (!(xmax > 0))
 		xmax = 1;
 	int nb = (int)ceil(xmax / h->width);
@@ -191,14 +199,16 @@ static void chart_over(struct dbuf *b, const struct results *r, const struct res
 			  px, px, sy0, sy1, rk < PALETTE_NR ? palette[rk] : "#333");
 	}
 	double xstep = nice_step(span, 8);
+	if (!time && xstep < 1)
+		xstep = 1;   /* run indices are whole numbers */
 	for (double x = 0; x <= span + 1e-9; x += xstep) {
 		double px = x0 + (x1 - x0) * x / span;
 		fmt_num(num, sizeof(num), x);
 		dbuf_addf(b, "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>", px, sy1 + 14, num);
 	}
-	dbuf_addf(b, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%s</text>", x1, H - 6,
+	dbuf_addf(b, "<text class=\"axis\" x=\"%g\" y=\"%g\" text-anchor=\"end\">%s</text>", x1, H - 4,
 		  time ? "seconds since the start of the series" : "run index");
-	dbuf_addf(b, "<text x=\"4\" y=\"%g\">failed</text></svg>", y0 - 2);
+	dbuf_addf(b, "<text class=\"axis\" x=\"%g\" y=\"%g\">failed runs</text></svg>", x0, y0 - 12);
 	if (r->points_truncated)
 		dbuf_addf(b, "<p class=\"meta\">Ticks show the first %d failures.</p>", RESULTS_MAX_POINTS);
 }
@@ -257,7 +267,7 @@ static void chart_sigs(struct dbuf *b, const struct results *r, size_t n)
 
 static void chart_durations(struct dbuf *b, const struct results *r)
 {
-	const double W = 960, H = 200, x0 = 48, x1 = 945, y0 = 14, y1 = 150;
+	const double W = 960, H = 204, x0 = 48, x1 = 945, y0 = 24, y1 = 154;
 	int first = RESULTS_DUR_BINS, last = -1;
 	uint64_t ymax = 1;
 	for (int i = 0; i < RESULTS_DUR_BINS; i++) {
@@ -322,9 +332,9 @@ static void chart_durations(struct dbuf *b, const struct results *r)
 			     "<text x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%s</text>",
 			  px, px, y1, y1 + 5, px, y1 + 18, num);
 	}
-	dbuf_addf(b, "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">run wall time (log scale): "
+	dbuf_addf(b, "<text class=\"axis\" x=\"%g\" y=\"%g\" text-anchor=\"end\">run wall time (log scale): "
 		     "grey passed, orange failed or crashed, red hung</text>"
-		     "<text x=\"4\" y=\"%g\">runs</text></svg>", x1, H - 4, y0 - 2);
+		     "<text class=\"axis\" x=\"%g\" y=\"%g\">runs</text></svg>", x1, H - 4, x0, y0 - 12);
 }
 
 /* Split "A=1,B=x" into its first assignment and the rest. */
@@ -373,7 +383,7 @@ static void heat_map(struct dbuf *b, const struct results *r)
 		dbuf_adds(b, "</th>");
 	}
 	dbuf_adds(b, "</tr>");
-	char pct[32], lo[32], hi[32], p[48];
+	char pct[32], lo[32], hi[32], p[96];
 	for (size_t ro = 0; ro < rows.nr; ro++) {
 		dbuf_adds(b, "<tr><th>");
 		esc(b, rows.v[ro]);
@@ -397,11 +407,11 @@ static void heat_map(struct dbuf *b, const struct results *r)
 			report_pct(pct, sizeof(pct), rate);
 			report_pct(lo, sizeof(lo), cell->lo);
 			report_pct(hi, sizeof(hi), cell->hi);
-			report_pval(p, sizeof(p), cell->p);
+			report_vs_rest(p, sizeof(p), cell);
 			dbuf_addf(b, "<td class=\"heat%s\" style=\"background:rgb(%d,%d,%d)\" title=\"",
 				  cell->differs ? " differs" : "", red, gb, gb);
 			esc(b, cell->g->key);
-			dbuf_addf(b, ": 95%% CI %s\xe2\x80\x93%s; vs the other cells %s%s\">%s<br><small>%"
+			dbuf_addf(b, ": 95%% CI %s\xe2\x80\x93%s; vs the other cells: %s%s\">%s<br><small>%"
 				     PRIu64 "/%" PRIu64 "%s</small></td>",
 				  lo, hi, p, cell->differs ? " (differs)" : "", pct, cell->g->fails,
 				  cell->g->runs, cell->differs ? " \xe2\x80\xa2 differs" : "");
@@ -423,7 +433,7 @@ static void groups_table(struct dbuf *b, const struct results_group *g, size_t n
 			 const char *what)
 {
 	struct report_cell *cells = xcalloc(n, sizeof(*cells));
-	char pct[32], lo[32], hi[32], p[48];
+	char pct[32], lo[32], hi[32], p[96];
 	double rmax = 0;
 	report_groups(g, n, cells);
 	for (size_t i = 0; i < n; i++)
@@ -438,17 +448,53 @@ static void groups_table(struct dbuf *b, const struct results_group *g, size_t n
 		report_pct(pct, sizeof(pct), rate);
 		report_pct(lo, sizeof(lo), c->lo);
 		report_pct(hi, sizeof(hi), c->hi);
-		report_pval(p, sizeof(p), c->p);
+		report_vs_rest(p, sizeof(p), c);
 		dbuf_adds(b, "<tr><td><code>");
 		esc(b, c->g->key);
 		dbuf_addf(b, "</code></td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
 			     "</td><td class=\"n%s\" style=\"background:rgb(255,%d,%d)\">%s</td>"
 			     "<td>%s\xe2\x80\x93%s</td><td>%s%s</td></tr>",
 			  c->g->runs, c->g->fails, c->differs ? " differs" : "", gb, gb, pct, lo, hi,
-			  c->differs ? "fails more, " : "", p);
+			  p, c->differs ? " (differs)" : "");
 	}
 	dbuf_adds(b, "</table>");
 	free(cells);
+}
+
+/* The series' settings as a table of name and value, three to a row;
+ * unset (null) settings are left out. */
+static void settings_table(struct dbuf *b, const char *json)
+{
+	cJSON *o = json ? cJSON_Parse(json) : NULL;
+	const cJSON *v;
+	int col = 0;
+	if (!cJSON_IsObject(o) || !o->child) {
+		cJSON_Delete(o);
+		return;
+	}
+	dbuf_adds(b, "<table class=\"settings\"><tr>");
+	cJSON_ArrayForEach(v, o) {
+		if (cJSON_IsNull(v) || !v->string)
+			continue;
+		if (col == 3) {
+			dbuf_adds(b, "</tr><tr>");
+			col = 0;
+		}
+		dbuf_adds(b, "<th>");
+		esc(b, v->string);
+		dbuf_adds(b, "</th><td><code>");
+		if (cJSON_IsString(v)) {
+			esc_cut(b, v->valuestring, 500);
+		} else {
+			char *t = cJSON_PrintUnformatted(v);
+			esc_cut(b, t, 500);
+			free(t);
+		}
+		dbuf_adds(b, "</code></td>");
+		col++;
+	}
+	dbuf_adds(b, "</tr></table>");
+	cJSON_Delete(o);
 }
 
 static void diag_table(struct dbuf *b, const char *json)
@@ -583,12 +629,8 @@ int report_html(struct dbuf *b, const struct results *r)
 			dbuf_adds(b, ", stopped: ");
 			esc(b, s->stop);
 		}
-		if (s->settings) {
-			dbuf_adds(b, "<br>settings <code>");
-			esc_cut(b, s->settings, 2000);
-			dbuf_adds(b, "</code>");
-		}
 		dbuf_adds(b, "</p>");
+		settings_table(b, s->settings);
 	}
 	if (r->series_nr > 5)
 		dbuf_addf(b, "<p class=\"meta\">and %zu more series</p>", r->series_nr - 5);

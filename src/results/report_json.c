@@ -147,9 +147,9 @@ int report_json(struct dbuf *b, const struct results *r)
 	jsonw_kuint(b, "runs", t->counted);
 	jsonw_kuint(b, "failures", t->failures);
 	dbuf_addc(b, ',');
-	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored" };
-	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored };
-	for (size_t i = 0; i < 5; i++) {
+	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored", "cut" };
+	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut };
+	for (size_t i = 0; i < 6; i++) {
 		jsonw_kuint(b, names[i], vals[i]);
 		dbuf_addc(b, ',');
 	}

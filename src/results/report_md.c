@@ -4,8 +4,10 @@
  * Everything taken from program output goes into code spans or fenced code
  * blocks (escape_md_code, escape_md_fence), never into Markdown or HTML
  * text, so a key line holding "|", backticks or "<script>" renders as text.
- * Logs are cut to a few kilobytes per signature: GitHub's comment limit is
- * 65536 characters.
+ * The whole report stays under GitHub's comment limit (65,536 characters):
+ * every failure kind gets its row and its example first, the examples get
+ * shorter logs, then only their key line, as the budget runs out, and the
+ * report says what was cut.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,6 +26,10 @@
 #define MD_MAX_EXAMPLES 10
 #define MD_LOG_HEAD 2048
 #define MD_LOG_TAIL 3072
+/* GitHub refuses a comment over 65,536 characters; a byte is at most a
+ * character, so a report under this many bytes always fits, with room
+ * for the note that says what was cut. */
+#define MD_BUDGET 63000
 
 static void code_in(struct dbuf *out, const char *s, bool in_table)
 {
@@ -118,6 +124,9 @@ static void header(struct dbuf *out, const struct results *r)
 		  " crash, %" PRIu64 " hang", t->counted, t->pass, t->fail, t->crash, t->hang);
 	if (t->ignored)
 		dbuf_addf(out, " (%" PRIu64 " more ignored)", t->ignored);
+	if (t->cut)
+		dbuf_addf(out, " (%" PRIu64 " more cut: still running when the series ended, not counted)",
+			  t->cut);
 	if (t->counted)
 		dbuf_addf(out, "; mean run %.3g s, longest %.3g s", t->wall_sum / (double)t->counted,
 			  t->wall_max);
@@ -125,8 +134,11 @@ static void header(struct dbuf *out, const struct results *r)
 	dbuf_release(&b);
 }
 
-static void example(struct dbuf *out, const struct results *r, const struct results_sig *s)
+/* LEVEL 0: full; 1: logs a quarter as long; 2: the key line only. */
+static void example(struct dbuf *out, const struct results *r, const struct results_sig *s,
+		    int level)
 {
+	size_t lh = level ? MD_LOG_HEAD / 4 : MD_LOG_HEAD, lt = level ? MD_LOG_TAIL / 4 : MD_LOG_TAIL;
 	char line[256];
 	dbuf_addf(out, "#### `%s` %s: %" PRIu64 " run%s\n\n", s->id, s->kind, s->count,
 		  s->count == 1 ? "" : "s");
@@ -148,6 +160,10 @@ static void example(struct dbuf *out, const struct results *r, const struct resu
 		code_in(out, line, false);
 		dbuf_addc(out, '\n');
 	}
+	if (level >= 2) {
+		dbuf_adds(out, "\n(log and stacks cut for length: see report.html)\n\n");
+		return;
+	}
 	dbuf_addf(out, "\n<details><summary>frames, stacks and log of run %" PRId64
 		  "</summary>\n\n", s->example_run);
 	if (s->frames.nr) {
@@ -161,12 +177,12 @@ static void example(struct dbuf *out, const struct results *r, const struct resu
 	}
 	struct dbuf log;
 	dbuf_init(&log, REPORT_CAP);
-	if (report_read_log(r, s, true, &log, MD_LOG_HEAD, MD_LOG_TAIL)) {
+	if (report_read_log(r, s, true, &log, lh, lt)) {
 		dbuf_adds(out, "Stacks (identical stacks folded):\n");
 		code_block(out, log.buf, log.len);
 	}
 	dbuf_reset(&log);
-	bool have = report_read_log(r, s, false, &log, MD_LOG_HEAD, MD_LOG_TAIL);
+	bool have = report_read_log(r, s, false, &log, lh, lt);
 	dbuf_adds(out, have ? "Log (head and tail):\n" : "Log: ");
 	if (have)
 		code_block(out, log.buf, log.len);
@@ -180,7 +196,7 @@ static void groups_table(struct dbuf *out, const char *title, const char *what,
 			 const struct results_group *g, size_t n)
 {
 	struct report_cell *cells = xcalloc(n, sizeof(*cells));
-	char a[32], lo[32], hi[32], p[48];
+	char a[32], lo[32], hi[32], p[96];
 	report_groups(g, n, cells);
 	dbuf_addf(out, "### %s\n\n| %s | runs | failed | rate | 95%% CI | vs the others |\n"
 		       "|---|--:|--:|--:|---|---|\n", title, what);
@@ -189,12 +205,12 @@ static void groups_table(struct dbuf *out, const char *title, const char *what,
 		report_pct(a, sizeof(a), c->g->runs ? (double)c->g->fails / (double)c->g->runs : 0);
 		report_pct(lo, sizeof(lo), c->lo);
 		report_pct(hi, sizeof(hi), c->hi);
-		report_pval(p, sizeof(p), c->p);
+		report_vs_rest(p, sizeof(p), c);
 		dbuf_adds(out, "| ");
 		code(out, c->g->key);
-		dbuf_addf(out, " | %" PRIu64 " | %" PRIu64 " | %s%s%s | %s\xe2\x80\x93%s | %s%s%s |\n",
+		dbuf_addf(out, " | %" PRIu64 " | %" PRIu64 " | %s%s%s | %s\xe2\x80\x93%s | %s%s |\n",
 			  c->g->runs, c->g->fails, c->differs ? "**" : "", a, c->differs ? "**" : "",
-			  lo, hi, c->differs ? "**differs** (" : "", p, c->differs ? ")" : "");
+			  lo, hi, c->differs ? "**differs**: " : "", p);
 	}
 	dbuf_addf(out, "\nA %s marked **differs** fails significantly more often than all others "
 		       "together (two-sided Fisher exact test, Bonferroni correction for %zu, "
@@ -202,54 +218,131 @@ static void groups_table(struct dbuf *out, const char *title, const char *what,
 	free(cells);
 }
 
+/*
+ * The signatures in the order they get room: the most frequent of each
+ * kind first (a crash that happened once is not pushed out by ten kinds
+ * of assertion), then the rest by count. Returns how many are in pick.
+ */
+static size_t pick_order(const struct results *r, size_t *pick)
+{
+	size_t n = 0;
+	bool *taken = xcalloc(r->sigs_nr + 1, sizeof(*taken));
+	for (size_t i = 0; i < r->sigs_nr; i++) {
+		const struct results_sig *s = &r->sigs[r->sig_order[i]];
+		bool seen = false;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = !strcmp(r->sigs[r->sig_order[pick[j]]].kind, s->kind);
+		if (!seen) {
+			pick[n++] = i;
+			taken[i] = true;
+		}
+	}
+	size_t kinds = n;
+	for (size_t i = 0; i < r->sigs_nr; i++)
+		if (!taken[i])
+			pick[n++] = i;
+	free(taken);
+	return kinds;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sig_row(struct dbuf *out, const struct results *r, const struct results_sig *s)
+{
+	const struct results_totals *t = &r->totals;
+	double lo, hi;
+	char a[32], l[32], h[32];
+	stats_wilson(s->count, t->counted, STATS_Z95, &lo, &hi);
+	report_pct(a, sizeof(a), (double)s->count / (double)t->counted);
+	report_pct(l, sizeof(l), lo);
+	report_pct(h, sizeof(h), hi);
+	dbuf_addf(out, "| `%s` | %s | %" PRIu64 " | %s | %s\xe2\x80\x93%s | %" PRId64
+		  " | %" PRId64 " | ", s->id, s->kind, s->count, a, l, h, s->first_run, s->last_run);
+	struct dbuf k;
+	dbuf_init(&k, 1 << 20);
+	const char *kl = s->key_line ? s->key_line : s->key ? s->key : "";
+	size_t kn = strlen(kl);
+	dbuf_add(&k, kl, kn > 200 ? 200 : kn);
+	code(out, dbuf_str(&k));
+	dbuf_release(&k);
+	dbuf_adds(out, " |\n");
+}
+
 int report_md(struct dbuf *out, const struct results *r)
 {
 	const struct results_totals *t = &r->totals;
 	char line[256];
+	size_t start = out->len;
 	dbuf_addf(out, "## jostle: %" PRIu64 " of %" PRIu64 " runs failed\n\n", t->failures, t->counted);
 	header(out, r);
 	report_proof(line, sizeof(line), t->failures, t->counted);
 	dbuf_addf(out, "**%s**\n\n", line);
+	/* what comes after the examples, written first so that its size is known */
+	struct dbuf tail, ex;
+	dbuf_init(&tail, REPORT_CAP);
+	dbuf_init(&ex, REPORT_CAP);
+	if (r->cells_nr)
+		groups_table(&tail, "Matrix", "cell", r->cells, r->cells_nr);
+	if (r->arms_nr)
+		groups_table(&tail, "Conditions (chaos configurations)", "configuration", r->arms,
+			     r->arms_nr);
+	dbuf_addf(&tail, "<sub>jostle %s report, computed from runs.jsonl", JOSTLE_VERSION);
+	if (t->bad_lines)
+		dbuf_addf(&tail, " (%" PRIu64 " unreadable lines skipped)", t->bad_lines);
+	dbuf_adds(&tail, "</sub>\n");
 	if (r->sigs_nr) {
+		size_t *pick = xcalloc(r->sigs_nr + 1, sizeof(*pick));
+		size_t kinds = pick_order(r, pick);
+		/* the table: every kind's row, then the most frequent, by count */
+		size_t rows = r->sigs_nr > MD_MAX_SIGS_TABLE ? MD_MAX_SIGS_TABLE : r->sigs_nr;
+		rows = rows > kinds ? rows : kinds;
+		size_t *table = xcalloc(rows + 1, sizeof(*table));
+		memcpy(table, pick, rows * sizeof(*table));
+		qsort(table, rows, sizeof(*table), by_index);
 		dbuf_adds(out, "### Failure signatures\n\n"
 			       "| signature | kind | runs | rate | 95% CI | first run | last run | key line |\n"
 			       "|---|---|--:|--:|---|--:|--:|---|\n");
-		size_t n = r->sigs_nr > MD_MAX_SIGS_TABLE ? MD_MAX_SIGS_TABLE : r->sigs_nr;
-		for (size_t i = 0; i < n; i++) {
-			const struct results_sig *s = &r->sigs[r->sig_order[i]];
-			double lo, hi;
-			char a[32], l[32], h[32];
-			stats_wilson(s->count, t->counted, STATS_Z95, &lo, &hi);
-			report_pct(a, sizeof(a), (double)s->count / (double)t->counted);
-			report_pct(l, sizeof(l), lo);
-			report_pct(h, sizeof(h), hi);
-			dbuf_addf(out, "| `%s` | %s | %" PRIu64 " | %s | %s\xe2\x80\x93%s | %" PRId64
-				  " | %" PRId64 " | ", s->id, s->kind, s->count, a, l, h,
-				  s->first_run, s->last_run);
-			struct dbuf k;
-			dbuf_init(&k, 1 << 20);
-			const char *kl = s->key_line ? s->key_line : s->key ? s->key : "";
-			size_t kn = strlen(kl);
-			dbuf_add(&k, kl, kn > 200 ? 200 : kn);
-			code(out, dbuf_str(&k));
-			dbuf_release(&k);
-			dbuf_adds(out, " |\n");
-		}
-		if (r->sigs_nr > n)
-			dbuf_addf(out, "\n%zu more signatures are in summary.json.\n", r->sigs_nr - n);
+		for (size_t i = 0; i < rows; i++)
+			sig_row(out, r, &r->sigs[r->sig_order[table[i]]]);
+		if (r->sigs_nr > rows)
+			dbuf_addf(out, "\n%zu more signatures are in summary.json.\n", r->sigs_nr - rows);
 		dbuf_adds(out, "\nRates are of all counted runs, with 95% Wilson intervals.\n\n");
-		n = r->sigs_nr > MD_MAX_EXAMPLES ? MD_MAX_EXAMPLES : r->sigs_nr;
-		for (size_t i = 0; i < n; i++)
-			example(out, r, &r->sigs[r->sig_order[i]]);
+		free(table);
+		/* the examples, each as long as the budget still allows */
+		size_t want = r->sigs_nr > MD_MAX_EXAMPLES ? MD_MAX_EXAMPLES : r->sigs_nr;
+		want = want > kinds ? want : kinds;
+		size_t shortened = 0, dropped = 0;
+		for (size_t i = 0; i < want; i++) {
+			const struct results_sig *s = &r->sigs[r->sig_order[pick[i]]];
+			bool placed = false;
+			for (int level = 0; level <= 2 && !placed; level++) {
+				size_t mark = ex.len;
+				example(&ex, r, s, level);
+				if (out->len - start + ex.len + tail.len <= MD_BUDGET) {
+					placed = true;
+					shortened += level > 0;
+				} else {
+					dbuf_truncate(&ex, mark);
+				}
+			}
+			dropped += !placed;
+		}
+		if (r->sigs_nr > want || shortened || dropped) {
+			dbuf_addf(out, "Examples of %zu of %zu signatures", want - dropped, r->sigs_nr);
+			if (shortened || dropped)
+				dbuf_addf(out, " (to stay under GitHub's 65,536-character comment limit: "
+					  "%zu shortened, %zu left out)", shortened, dropped);
+			dbuf_adds(out, "; report.html has them all.\n\n");
+		}
+		dbuf_add(out, ex.buf, ex.len);
+		free(pick);
 	}
-	if (r->cells_nr)
-		groups_table(out, "Matrix", "cell", r->cells, r->cells_nr);
-	if (r->arms_nr)
-		groups_table(out, "Conditions (chaos configurations)", "configuration", r->arms,
-			     r->arms_nr);
-	dbuf_addf(out, "<sub>jostle %s report, computed from runs.jsonl", JOSTLE_VERSION);
-	if (t->bad_lines)
-		dbuf_addf(out, " (%" PRIu64 " unreadable lines skipped)", t->bad_lines);
-	dbuf_adds(out, "</sub>\n");
+	dbuf_add(out, tail.buf, tail.len);
+	dbuf_release(&tail);
+	dbuf_release(&ex);
 	return 0;
 }

@@ -48,8 +48,8 @@ int report_text(struct dbuf *out, const struct results *r)
 		}
 	}
 	dbuf_addf(out, "runs:     %" PRIu64 " (%" PRIu64 " pass, %" PRIu64 " fail, %" PRIu64
-		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored)\n",
-		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored);
+		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored, %" PRIu64 " cut)\n",
+		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut);
 	if (t->bad_lines)
 		dbuf_addf(out, "skipped:  %" PRIu64 " unreadable lines of runs.jsonl\n", t->bad_lines);
 	report_proof(line, sizeof(line), t->failures, t->counted);
@@ -96,14 +96,16 @@ static void text_groups(struct dbuf *out, const char *title, const struct result
 		  "rate", "vs the others (Fisher, Bonferroni)");
 	for (size_t i = 0; i < n; i++) {
 		const struct report_cell *c = &cells[i];
-		char p[48];
+		char p[96];
 		size_t klen = strlen(c->g->key);
 		report_rate(line, sizeof(line), c->g->fails, c->g->runs);
-		report_pval(p, sizeof(p), c->p);
+		report_vs_rest(p, sizeof(p), c);
+		if (c->differs)   /* marked: significant after the correction */
+			memcpy(p, "FAILS MORE", 10);
 		add_clean(out, c->g->key, 60);
-		dbuf_addf(out, "%*s %7" PRIu64 " %7" PRIu64 "  %-32s %s%s\n",
+		dbuf_addf(out, "%*s %7" PRIu64 " %7" PRIu64 "  %-32s %s\n",
 			  (int)(klen < 30 ? 30 - klen : 0), "",
-			  c->g->runs, c->g->fails, line, c->differs ? "FAILS MORE, " : "", p);
+			  c->g->runs, c->g->fails, line, p);
 	}
 	free(cells);
 }

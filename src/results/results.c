@@ -269,6 +269,10 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 		tot->ignored++;
 		return;
 	}
+	if (!strcmp(outcome, "cut")) {   /* ended by the series' end: neither pass nor fail */
+		tot->cut++;
+		return;
+	}
 	bool fail = results_is_failure(outcome);
 	if (!fail && strcmp(outcome, "pass")) {
 		tot->other++;

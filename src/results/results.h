@@ -16,7 +16,8 @@
  *
  * A run counts when its outcome is pass, fail, crash or hang; it is a
  * failure when it is fail, crash or hang. `ignored` runs (matched by the
- * user's --ignore) are counted apart and are in neither number.
+ * user's --ignore) and `cut` runs (still going when the series ended) are
+ * counted apart and are in neither number.
  */
 #ifndef JOSTLE_RESULTS_H
 #define JOSTLE_RESULTS_H
@@ -86,7 +87,7 @@ struct results_point {   /* one failure, for the charts */
 struct results_totals {
 	uint64_t lines, bad_lines;        /* lines read, lines skipped */
 	uint64_t records;                 /* lines of type run */
-	uint64_t pass, fail, crash, hang, ignored, other;
+	uint64_t pass, fail, crash, hang, ignored, cut, other;
 	uint64_t counted, failures;       /* see the header comment */
 	double wall_sum, wall_max;
 	double t_end;                     /* max of t + wall_s */

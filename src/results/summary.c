@@ -51,6 +51,13 @@ static void sig_row(FILE *f, const struct results_sig *st, uint64_t counted,
 	snprintf(range, sizeof(range), "#%" PRId64 "..#%" PRId64, st->first_run, st->last_run);
 	fprintf(f, "  %-8s  %-6s  %7" PRIu64 "  %-22s  %-13s  %.100s\n", st->id,
 		st->kind ? st->kind : "", st->count, rate, range, st->key_line ? st->key_line : "");
+	if (st->frames.nr) {
+		/* the frames of the signature, as runs.jsonl and stacks/RUN.txt have them */
+		fprintf(f, "  %8s  frames: ", "");
+		for (size_t i = 0; i < st->frames.nr && i < 6; i++)
+			fprintf(f, "%s%.60s", i ? " <- " : "", st->frames.v[i]);
+		fprintf(f, "%s\n", st->frames.nr > 6 ? " <- ..." : "");
+	}
 	if (st->log)
 		fprintf(f, "  %8s  example: %s/%s\n", "", out_dir, st->log);
 }
@@ -87,6 +94,8 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 			t->fail, t->crash, t->hang);
 	if (t->ignored)
 		fprintf(f, ", %" PRIu64 " ignored", t->ignored);
+	if (t->cut)
+		fprintf(f, ", %" PRIu64 " cut (still running when the series ended: not counted)", t->cut);
 	fputc('\n', f);
 	if (t->failures) {
 		sig_table(f, r, out_dir);

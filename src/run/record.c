@@ -128,12 +128,16 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kstr(b, "start", ts);
 	jsonw_kdbl(b, "t", (double)(r->start_mono - series_start_mono) / 1e9);
 	jsonw_kdbl(b, "wall_s", (double)(r->end_mono - r->start_mono) / 1e9);
-	jsonw_kdbl(b, "user_s", tv_s(r->ru.ru_utime));
-	jsonw_kdbl(b, "sys_s", tv_s(r->ru.ru_stime));
+	/* the tree's account when the rusage of the main child missed some */
+	double user = tv_s(r->ru.ru_utime), sys = tv_s(r->ru.ru_stime);
+	user = (r->tree_user_s > user ? r->tree_user_s : user) + r->extra_user_s;
+	sys = (r->tree_sys_s > sys ? r->tree_sys_s : sys) + r->extra_sys_s;
+	jsonw_kdbl(b, "user_s", user);
+	jsonw_kdbl(b, "sys_s", sys);
 	jsonw_kint(b, "maxrss_kb", r->ru.ru_maxrss);
 	jsonw_kuint(b, "out_bytes", cap->total);
 	jsonw_kuint(b, "out_dropped", capture_dropped(cap));
-	bool failed = r->outcome != OUT_PASS && r->outcome != OUT_IGNORED;
+	bool failed = r->outcome != OUT_PASS && r->outcome != OUT_IGNORED && r->outcome != OUT_CUT;
 	jsonw_kstr(b, "sig_id", failed ? r->sig.id : NULL);
 	jsonw_kstr(b, "sig_kind", failed ? r->sig.kind : NULL);
 	jsonw_kstr(b, "sig_key", failed ? r->sig.key : NULL);
@@ -147,6 +151,8 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	}
 	dbuf_addc(b, ']');
 	jsonw_kstr(b, "log", log);
+	if (r->outcome == OUT_CUT)
+		jsonw_kstr(b, "cut_by", r->cut_by);
 	if (r->diag_json) {
 		jsonw_key(b, "diag");
 		dbuf_adds(b, r->diag_json);

@@ -292,6 +292,43 @@ out:
 	crashlog_release(&c);
 }
 
+/*
+ * The diagnosis wrote stacks/RUN.txt before the run's output was read; when
+ * the signature's frames come from the output (a hung interpreter's
+ * tracebacks), its "signature:" line is rewritten to the one runs.jsonl
+ * records, so the two never disagree (issue 19).
+ */
+static void stacks_signature(const struct run_opts *o, const struct run *r, const char *whence)
+{
+	char *path = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+	struct dbuf in, out;
+	dbuf_init(&in, 64u << 20);
+	dbuf_init(&out, 64u << 20);
+	if (fileio_read_file(path, &in) == 0) {
+		const char *text = dbuf_str(&in), *at = NULL;
+		for (const char *p = text; (p = strstr(p, "signature: ")); p++)
+			if (p == text || p[-1] == '\n')
+				at = p;
+		size_t head = at ? (size_t)(at - text) : in.len;
+		dbuf_add(&out, text, head);
+		if (!at && head && text[head - 1] != '\n')
+			dbuf_addc(&out, '\n');
+		dbuf_addf(&out, "signature: %s; frames:", r->sig.kind[0] ? r->sig.kind : "hang");
+		for (size_t i = 0; i < r->sig.nframes; i++)
+			dbuf_addf(&out, " %s", r->sig.frames[i]);
+		dbuf_addf(&out, "%s (%s)\n", r->sig.nframes ? "" : " (none)", whence);
+		if (at) {
+			const char *nl = strchr(at, '\n');
+			if (nl)
+				dbuf_adds(&out, nl + 1);
+		}
+		write_file(path, &out);
+	}
+	dbuf_release(&in);
+	dbuf_release(&out);
+	free(path);
+}
+
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
 {
 	if (r->outcome == OUT_HANG) {
@@ -308,9 +345,12 @@ void rundiag_classify(const struct run_opts *o, struct run *r, const char *text,
 		}
 		/* A hung interpreter: its native frames are all runtime; the
 		 * faulthandler dump in the output names the Python functions. */
-		if (!ev.nframes)
+		bool native = ev.nframes > 0;
+		if (!native)
 			crash_python_frames(text, len, &ev);
 		evidence_apply(&ev, &r->sig, true);
+		if (!native && ev.nframes)
+			stacks_signature(o, r, "Python frames from the faulthandler dump in the log");
 		return;
 	}
 	if (r->outcome != OUT_CRASH && r->outcome != OUT_FAIL)

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "diagnose/proctree.h"
 #include "pressure/cpuset.h"
 #include "results/finish.h"
 #include "run/machine.h"
@@ -59,6 +60,7 @@ static const char *const outcome_names[OUT__COUNT] = {
 	[OUT_CRASH] = "crash",
 	[OUT_HANG] = "hang",
 	[OUT_IGNORED] = "ignored",
+	[OUT_CUT] = "cut",
 };
 
 const char *outcome_name(enum outcome o)
@@ -340,9 +342,36 @@ static size_t signal_run(struct series *s, struct run *r, int sig)
 	return reap_signal_run(r->pid, r->index, sig, s->pidbuf, n);
 }
 
+/*
+ * What the run's processes used so far, before jostle signals them: a hung
+ * run's busy threads often live in grandchildren that nobody waits for,
+ * so the main child's rusage never sees them. Once the main child is
+ * reaped, what is left is added to its rusage instead.
+ */
+static void account_tree(struct run *r)
+{
+	char want[48];
+	struct proctree t = PROCTREE_INIT;
+	double u, sy;
+	snprintf(want, sizeof(want), "JOSTLE_RUN=%" PRIu64, r->index);
+	if (proctree_collect(&t, r->pid, proctree_env_match, want) == 0) {
+		proctree_cpu(&t, r->exited ? r->pid : 0, &u, &sy);
+		if (r->exited) {
+			r->extra_user_s = u > r->extra_user_s ? u : r->extra_user_s;
+			r->extra_sys_s = sy > r->extra_sys_s ? sy : r->extra_sys_s;
+		} else {
+			r->tree_user_s = u > r->tree_user_s ? u : r->tree_user_s;
+			r->tree_sys_s = sy > r->tree_sys_s ? sy : r->tree_sys_s;
+		}
+	}
+	proctree_release(&t);
+}
+
 /* Start ending a live run: SIGTERM now, SIGKILL after the grace period. */
 static void begin_kill(struct series *s, struct run *r, int64_t now)
 {
+	if (!r->kill_step)
+		account_tree(r);
 	signal_run(s, r, SIGTERM);
 	/* a tree a diagnosis stopped acts on SIGTERM only once continued */
 	signal_run(s, r, SIGCONT);
@@ -382,6 +411,17 @@ static void write_log(struct series *s, const char *rel)
 	if (rc < 0)
 		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(-rc));
 	free(path);
+}
+
+/* Where the run had a cgroup of its own, its account is the whole truth. */
+static void account_cgroup(struct series *s, struct run *r)
+{
+	double u, sy;
+	if (pressure_run_cpu(&s->pr, r->index, &u, &sy) == 0) {
+		r->tree_user_s = u;
+		r->tree_sys_s = sy;
+		r->extra_user_s = r->extra_sys_s = 0;   /* the cgroup counted them */
+	}
 }
 
 static void classify(struct series *s, struct run *r)
@@ -440,7 +480,23 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		r->fd = -1;
 	}
 	r->end_mono = r->end_mono ? r->end_mono : now;
-	if (!r->cancelled) {
+	if (r->cancelled) {
+		/* Still going when the series ended: recorded, so that a long
+		 * run cut by --time does not vanish, and counted in no rate. */
+		char logrel[64];
+		r->outcome = OUT_CUT;
+		dbuf_reset(&s->text);
+		capture_text(&r->cap, &s->text);
+		snprintf(logrel, sizeof(logrel), "logs/%" PRIu64 ".log", r->index);
+		write_log(s, logrel);
+		dbuf_reset(&s->line);
+		r->cut_by = s->stop_reason;
+		account_cgroup(s, r);
+		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap, logrel);
+		if (record_write(s->jsonl_fd, &s->line) < 0)
+			fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+		s->by_outcome[OUT_CUT]++;
+	} else {
 		classify(s, r);
 		char logrel[64] = "";
 		bool want_log = r->outcome != OUT_PASS ||
@@ -451,6 +507,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 			if (r->outcome == OUT_PASS)
 				s->first_pass_logged = (int64_t)r->index;
 		}
+		account_cgroup(s, r);
 		dbuf_reset(&s->line);
 		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
 			   want_log ? logrel : NULL);
@@ -620,6 +677,7 @@ static void step(struct series *s, struct run *r, int64_t now)
 	/* The main child is gone: end what it left behind, then wait for EOF. */
 	if (signal_run(s, r, 0) > 0) {
 		if (r->kill_step == 0) {
+			account_tree(r);
 			signal_run(s, r, SIGTERM);
 			r->kill_step = 1;
 			r->kill_at = now + s->o->grace_ns;

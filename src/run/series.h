@@ -69,6 +69,7 @@ enum outcome {
 	OUT_CRASH,
 	OUT_HANG,
 	OUT_IGNORED,
+	OUT_CUT,        /* still going when the series ended (--time, a stop rule, Ctrl-C): neither pass nor fail */
 	OUT__COUNT
 };
 
@@ -98,6 +99,11 @@ struct run {
 	bool exited;
 	int status;               /* wait status of the main child */
 	struct rusage ru;
+	/* CPU that the main child's rusage misses (issue 19): the whole tree
+	 * read from /proc before jostle signalled it (tree_*: the main process
+	 * included, so the larger of it and ru counts), and leftovers found
+	 * after the main child was reaped (extra_*: added) */
+	double tree_user_s, tree_sys_s, extra_user_s, extra_sys_s;
 	bool timed_out;
 	int64_t late_ns;          /* how late after the deadline the engine saw it */
 	bool counted;             /* holds one of the -j slots */
@@ -105,7 +111,8 @@ struct run {
 	bool diag_taken;          /* the diagnosis is over (done, stopped or given up) */
 	int64_t diag_bound_at;    /* a diagnosis still going then is stopped */
 	int64_t diag_abandon_at;  /* a worker not back by then is given up */
-	bool cancelled;           /* ended by jostle (interrupt, stop rule): not recorded */
+	bool cancelled;           /* ended by jostle (time budget, stop rule, interrupt): recorded as cut */
+	const char *cut_by;       /* borrowed: why the series ended it (the stop reason) */
 	struct capture cap;
 	/* results, filled when the run is classified */
 	enum outcome outcome;

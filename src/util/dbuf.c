@@ -75,6 +75,14 @@ int dbuf_addf(struct dbuf *b, const char *fmt, ...)
 	return 0;
 }
 
+void dbuf_truncate(struct dbuf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->buf[len] = '\0';
+	}
+}
+
 void dbuf_reset(struct dbuf *b)
 {
 	b->len = 0;

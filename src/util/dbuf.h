@@ -26,6 +26,8 @@ int dbuf_adds(struct dbuf *b, const char *s);
 __attribute__((format(printf, 2, 3))) int dbuf_addf(struct dbuf *b, const char *fmt, ...);
 int dbuf_addc(struct dbuf *b, char c);
 void dbuf_reset(struct dbuf *b);
+/* Drop everything after the first len bytes (len <= b->len). */
+void dbuf_truncate(struct dbuf *b, size_t len);
 /* Hand the buffer to the caller (always non-NULL) and reset b. */
 char *dbuf_detach(struct dbuf *b, size_t *len);
 const char *dbuf_str(const struct dbuf *b); /* "" while empty */

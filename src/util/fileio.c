@@ -34,3 +34,27 @@ int fileio_write_file(const char *path, const void *p, size_t n)
 		rc = -errno;
 	return rc;
 }
+
+int fileio_read_fd(int fd, struct dbuf *b)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0 || dbuf_add(b, chunk, (size_t)n) < 0)
+			return 0;   /* the end, or b's cap */
+	}
+}
+
+int fileio_read_file(const char *path, struct dbuf *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = fileio_read_fd(fd, b);
+	close(fd);
+	return rc;
+}

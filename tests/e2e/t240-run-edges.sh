@@ -69,3 +69,33 @@ bash -c 'sleep 60 & sleep 60 & "$0" stacks $$ --no-stacks > "$1"; kill %1 %2' "$
 check "stacks of a shell: not a livelock" lacks "^livelock" "$TMP/st.txt"
 check "stacks of a shell: jostle is not in the tree" lacks '^ +[0-9]+ jostle ' "$TMP/st.txt"
 check "stacks of a shell: the sleeps are" grep -Eq '^ +[0-9]+ sleep ' "$TMP/st.txt"
+
+# Runs still going when --time ends are recorded as cut: not passed, not
+# failed, in no rate, counted and shown.
+"$JOSTLE" run -n 40 -j 2 --time 1s --timeout 120s -o "$TMP/cut" -- "$F" hang-on 0 > /dev/null 2> "$TMP/cut.err"
+check_eq "cut: exit 0 (no failure)" "$?" 0
+check_eq "cut: run 0 recorded as cut by the time budget" \
+	"$(json "$TMP/cut/runs.jsonl" '[(r["run"], r["cut_by"]) for r in rows if r["outcome"] == "cut"]')" \
+	"[(0, 'time budget spent')]"
+check_eq "cut: in no rate, counted apart" \
+	"$(json "$TMP/cut/summary.json" '(d["cut"], d["runs"] == d["pass"], d["failures"])')" "(1, True, 0)"
+check "cut: the closing line says so" grep -q "1 cut (still running when the series ended: not counted)" "$TMP/cut.err"
+check "cut: report.md says so" grep -q "1 more cut" "$TMP/cut/report.md"
+check "cut: its output is kept" grep -q "run 0 hangs" "$TMP/cut/logs/0.log"
+
+# The CPU time of a run counts what it left behind: an orphaned grandchild
+# that burnt 300 ms is not in the run's rusage, but in its record.
+"$JOSTLE" run -q -n 1 -o "$TMP/cpu" -- "$F" burn-leave 300 2>/dev/null
+check "cpu: the grandchild's CPU is in the record ($(json "$TMP/cpu/runs.jsonl" 'rows[0]["user_s"] + rows[0]["sys_s"]') s)" \
+	test "$(json "$TMP/cpu/runs.jsonl" 'rows[0]["user_s"] + rows[0]["sys_s"] >= 0.29')" = True
+
+# Frames agree between stacks/RUN.txt, runs.jsonl and the closing summary
+# (a hung Python program: its frames come from the tracebacks in the log).
+"$JOSTLE" run -n 1 --timeout 5s --grace 200ms -o "$TMP/py" -- /usr/bin/python3 "$ROOT/tests/fixtures/py_hang.py" \
+	> /dev/null 2> "$TMP/py.err"
+frames=$(json "$TMP/py/runs.jsonl" '" ".join(rows[0]["frames"])')
+check "py hang: frames recorded" test -n "$frames"
+check_eq "py hang: stacks/0.txt names the same frames" \
+	"$(sed -n 's/^signature: [a-z-]*; frames: \(.*\) (.*)$/\1/p' "$TMP/py/stacks/0.txt")" "$frames"
+check_eq "py hang: one signature line in stacks/0.txt" "$(grep -c '^signature: ' "$TMP/py/stacks/0.txt")" 1
+check "py hang: the closing summary shows them" grep -q "frames: ${frames// / <- }" "$TMP/py.err"
