@@ -72,15 +72,18 @@ check "stacks of a shell: the sleeps are" grep -Eq '^ +[0-9]+ sleep ' "$TMP/st.t
 
 # Runs still going when --time ends are recorded as cut: not passed, not
 # failed, in no rate, counted and shown.
+# Run 0 hangs; a quick run may also be in flight when the budget ends (how
+# many depends on the load), so the count is read from runs.jsonl.
 "$JOSTLE" run -n 40 -j 2 --time 1s --timeout 120s -o "$TMP/cut" -- "$F" hang-on 0 > /dev/null 2> "$TMP/cut.err"
 check_eq "cut: exit 0 (no failure)" "$?" 0
-check_eq "cut: run 0 recorded as cut by the time budget" \
-	"$(json "$TMP/cut/runs.jsonl" '[(r["run"], r["cut_by"]) for r in rows if r["outcome"] == "cut"]')" \
-	"[(0, 'time budget spent')]"
+check_eq "cut: run 0 recorded as cut by the time budget, as any other cut" \
+	"$(json "$TMP/cut/runs.jsonl" '(0 in [r["run"] for r in rows if r["outcome"] == "cut"], set(r["cut_by"] for r in rows if r["outcome"] == "cut"))')" \
+	"(True, {'time budget spent'})"
+ncut=$(json "$TMP/cut/runs.jsonl" 'sum(r["outcome"] == "cut" for r in rows)')
 check_eq "cut: in no rate, counted apart" \
-	"$(json "$TMP/cut/summary.json" '(d["cut"], d["runs"] == d["pass"], d["failures"])')" "(1, True, 0)"
-check "cut: the closing line says so" grep -q "1 cut (still running when the series ended: not counted)" "$TMP/cut.err"
-check "cut: report.md says so" grep -q "1 more cut" "$TMP/cut/report.md"
+	"$(json "$TMP/cut/summary.json" '(d["cut"], d["runs"] == d["pass"], d["failures"])')" "($ncut, True, 0)"
+check "cut: the closing line says so ($ncut cut)" grep -q "$ncut cut (still running when the series ended: not counted)" "$TMP/cut.err"
+check "cut: report.md says so" grep -q "$ncut more cut" "$TMP/cut/report.md"
 check "cut: its output is kept" grep -q "run 0 hangs" "$TMP/cut/logs/0.log"
 
 # The CPU time of a run counts what it left behind: an orphaned grandchild
@@ -96,6 +99,6 @@ check "cpu: the grandchild's CPU is in the record ($(json "$TMP/cpu/runs.jsonl" 
 frames=$(json "$TMP/py/runs.jsonl" '" ".join(rows[0]["frames"])')
 check "py hang: frames recorded" test -n "$frames"
 check_eq "py hang: stacks/0.txt names the same frames" \
-	"$(sed -n 's/^signature: [a-z-]*; frames: \(.*\) (.*)$/\1/p' "$TMP/py/stacks/0.txt")" "$frames"
+	"$(sed -n 's/^signature: [a-z-]*; frames: \([^(]*[^( ]\)\( (.*)\)\{0,1\}$/\1/p' "$TMP/py/stacks/0.txt")" "$frames"
 check_eq "py hang: one signature line in stacks/0.txt" "$(grep -c '^signature: ' "$TMP/py/stacks/0.txt")" 1
 check "py hang: the closing summary shows them" grep -q "frames: ${frames// / <- }" "$TMP/py.err"
