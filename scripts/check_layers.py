@@ -17,10 +17,11 @@ import sys
 # Who may include whom. Downward only: cli -> bisect -> run -> pressure,
 # diagnose -> results, signature -> util; survey sits beside run, under cli.
 ALLOWED = {
-    "cli": {"bisect", "run", "survey", "pressure", "diagnose", "results", "signature", "util"},
+    "cli": {"bisect", "run", "survey", "deploy", "pressure", "diagnose", "results", "signature", "util"},
     "bisect": {"run", "pressure", "results", "signature", "util"},
     "run": {"pressure", "diagnose", "results", "signature", "util"},
     "survey": {"signature", "util"},
+    "deploy": {"util"},
     "pressure": {"results", "util"},
     "diagnose": {"signature", "util"},
     "results": {"util"},

@@ -6,13 +6,16 @@ report, compare, merge and benchmark tests.
   gen_runs.py OUT --runs N [--sig ID:KIND:COUNT]... [--cells A=1,A=2 ...]
               [--cell-fails CELL:COUNT]... [--series HEX] [--no-logs]
               [--log-bytes N] [--stacks] [--argv ARG...] [--arm ARM:COUNT]...
+              [--shard K/N]
 
 Failures of each --sig are spread evenly over the run indices. With
 --cells, run i is in cell i % len(cells); --cell-fails puts COUNT failures
 (signature 'c311f a11') in that cell's runs, evenly. --log-bytes pads
 each failing run's log to N bytes (and --stacks writes stacks/RUN.txt as
 long); --argv sets the command; --arm gives the first COUNT runs not yet
-given an arm the config {"arm": ARM}, in order.
+given an arm the config {"arm": ARM}, in order. With --shard K/N the
+directory is shard K of N of the series of master seed 1 (issue 17): its
+runs are the indices K, K+N, ... with the seeds jostle derives for them.
 """
 import argparse, json, os
 
@@ -28,7 +31,20 @@ ap.add_argument("--log-bytes", type=int, default=0)
 ap.add_argument("--stacks", action="store_true")
 ap.add_argument("--argv", nargs="+", default=["./t", "--mode", "gen"])
 ap.add_argument("--arm", action="append", default=[])
+ap.add_argument("--shard", default=None)
 a = ap.parse_args()
+M64 = (1 << 64) - 1
+
+
+def run_seed(master, index):
+    """util/rng.h: rng_run_seed (splitmix64 of master ^ index * constant)."""
+    z = ((master ^ (index * 0xd1b54a32d192ed03)) + 0x9e3779b97f4a7c15) & M64
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M64
+    return z ^ (z >> 31)
+
+
+shard_k, shard_n = (int(x) for x in a.shard.split("/")) if a.shard else (0, 0)
 
 n = a.runs
 fail = {}  # run -> (sig, kind)
@@ -65,6 +81,7 @@ with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
     f.write(json.dumps({"type": "series", "v": 1, "series": a.series, "jostle": "0.1.0",
                         "argv": a.argv, "cwd": "/tmp", "start": "2026-11-29T12:00:00.000Z",
                         "seed": "0x0000000000000001",
+                        **({"shard": {"index": shard_k, "count": shard_n}} if shard_n else {}),
                         "settings": {"runs": n, "jobs": 2, "timeout_s": 10},
                         "machine": {"hostname": "gen", "kernel": "6.1.0", "cpus": 2, "loadavg": 0.5, "mem_mb": 4096}},
                        separators=(",", ":")) + "\n")
@@ -77,10 +94,12 @@ with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
             log = "logs/%d.log" % i
             with open(os.path.join(a.out, log), "wb") as lf:
                 lf.write(padded("run %d failed with %s\n" % (i, sid)))
-            if a.stacks:
-                with open(os.path.join(a.out, "stacks/%d.txt" % i), "wb") as sf:
-                    sf.write(padded("stacks of run %d\n" % i))
-        rec = {"type": "run", "series": a.series, "run": i, "seed": "0x%016x" % (i * 2654435761),
+        idx = shard_k + i * shard_n if shard_n else i
+        if sid and not a.no_logs and a.stacks:
+            with open(os.path.join(a.out, "stacks/%d.txt" % idx), "wb") as sf:
+                sf.write(padded("stacks of run %d\n" % idx))
+        rec = {"type": "run", "series": a.series, "run": idx,
+               "seed": "0x%016x" % (run_seed(1, idx) if shard_n else i * 2654435761),
                "cell": cells[i % len(cells)] if cells else "", "config": {"arm": arms[i]} if i < len(arms) else {},
                "outcome": outcome, "exit": 1 if outcome == "fail" else (0 if outcome == "pass" else None),
                "signal": "SIGSEGV" if outcome == "crash" else None, "core": False,
@@ -90,3 +109,7 @@ with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
                "key_line": None if sid is None else "failure %s at N" % sid, "frames": [] if sid is None else ["f1", "f2"],
                "log": log}
         f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    if shard_n:   # a shard that ended
+        f.write(json.dumps({"type": "end", "series": a.series, "stop": "all runs done",
+                            "interrupted": False, "elapsed_s": n * 0.05},
+                           separators=(",", ":")) + "\n")

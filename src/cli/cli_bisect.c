@@ -54,9 +54,9 @@ static const char usage_text[] =
 "                         larger budget)\n"
 "  -h, --help             this help\n"
 "Run options: every option of 'jostle run' (see 'jostle run --help'), except\n"
-"--until, --replay and --matrix. -n/--runs and --time are the budget of the whole\n"
-"bisection; -o DIR is its results directory; -j, --timeout, --fail-on, --ignore,\n"
-"--signature, --cpus, --noise, --chaos ... apply to every run.\n"
+"--until, --replay, --matrix and --shard. -n/--runs and --time are the budget of\n"
+"the whole bisection; -o DIR is its results directory; -j, --timeout, --fail-on,\n"
+"--ignore, --signature, --cpus, --noise, --chaos ... apply to every run.\n"
 "\n"
 "DIR holds bisect.json (the state, after every batch), report.md, and a 'jostle\n"
 "run' results directory per commit tested (commits/HASH/: runs.jsonl, logs,\n"
@@ -121,7 +121,8 @@ static int parse(struct bisect_cli *c, struct option *opts, int argc, char **arg
 	while (rc == 0 && (li = -1, ch = getopt_long(argc, argv, SHORTS, opts, &li)) != -1) {
 		const char *name = li >= 0 ? opts[li].name : NULL;
 		if (runopt_is_ours(ch)) {
-			if (name && (!strcmp(name, "until") || !strcmp(name, "replay") || !strcmp(name, "matrix")))
+			if (name && (!strcmp(name, "until") || !strcmp(name, "replay") || !strcmp(name, "matrix") ||
+				     !strcmp(name, "shard")))
 				rc = cli_usage_error("bisect", "--%s is not a bisection option (every commit is "
 						     "tested under the same conditions)", name);
 			else

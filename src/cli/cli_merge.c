@@ -11,6 +11,8 @@
 #include "cli/cmd.h"
 #include "results/merge.h"
 #include "results/report.h"
+#include "results/results.h"
+#include "results/shards.h"
 #include "util/banned.h"
 
 static void usage(FILE *f)
@@ -20,6 +22,11 @@ static void usage(FILE *f)
 		   "and run of each DIR/runs.jsonl, the logs and stacks they reference renamed so\n"
 		   "they cannot collide, then OUT/summary.json, report.md and report.html.\n"
 		   "OUT must not exist or be empty.\n\n"
+		   "Shards of one series (jostle run --shard K/N) must share the command, the\n"
+		   "master seed, N and the settings (other than -n, --time, --until, -j); a\n"
+		   "shard given twice is refused. Missing shards, a DIR without runs.jsonl and\n"
+		   "shards that were killed or interrupted are reported, and the statistics are\n"
+		   "those of the runs that are there: exactly those of one series of them.\n\n"
 		   "  -o, --output OUT   the merged results directory (required)\n"
 		   "  -h, --help         this help\n");
 }
@@ -54,12 +61,22 @@ int cmd_merge(int argc, char **argv)
 	struct merge_stats st;
 	char err[4096] = "";
 	int e = merge_dirs(dirs, n, out, &st, err, sizeof(err));
+	if (e == -EINVAL) {
+		fprintf(stderr, "jostle: merge: %s\n", err);
+		return EXIT_USAGE;
+	}
 	if (e < 0) {
 		fprintf(stderr, "jostle: merge: '%s': %s%s\n", err, strerror(-e),
 			e == -ENOTEMPTY ? " (OUT must not exist or be empty)" : "");
 		return EXIT_USAGE;
 	}
-	e = report_write_dir(out, true);
+	struct results r;
+	results_init(&r);
+	e = results_load_dir(&r, out);
+	if (!e) {
+		results_finish(&r);
+		e = report_write_results(&r, out, true);
+	}
 	if (e < 0)
 		fprintf(stderr, "jostle: merge: cannot write the reports in '%s': %s\n", out, strerror(-e));
 	printf("merged %zu directories into %s: %" PRIu64 " series, %" PRIu64 " runs, %" PRIu64
@@ -68,7 +85,16 @@ int cmd_merge(int argc, char **argv)
 		printf(", %" PRIu64 " unreadable lines dropped", st.bad_lines);
 	if (st.missing_files)
 		printf(", %" PRIu64 " referenced files missing", st.missing_files);
+	if (st.skipped)
+		printf(", %" PRIu64 " without runs.jsonl skipped", st.skipped);
 	printf("\n");
+	struct dbuf sh;
+	dbuf_init(&sh, 1 << 20);
+	shards_line(&sh, &r);
+	if (sh.len)
+		printf("shards: %s\n", dbuf_str(&sh));
+	dbuf_release(&sh);
+	results_release(&r);
 	if (st.dup_series)
 		fprintf(stderr, "jostle: warning: %" PRIu64 " series appear in more than one input; "
 				"their runs are counted more than once\n", st.dup_series);

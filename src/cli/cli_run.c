@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/runopt.h"
+#include "run/plan.h"
 #include "run/series.h"
 #include "util/banned.h"
 
@@ -43,6 +44,11 @@ static const char usage_text[] =
 "                         environment variables and of cpus=N (CPUs a run may use);\n"
 "                         runs interleaved evenly over the cells, JOSTLE_CELL set\n"
 "      --no-report        no report.md and report.html in DIR at the end\n"
+"      --shard K/N        run only the runs i with i mod N == K of the series of\n"
+"                         --seed (needed): shards on many machines, merged by\n"
+"                         'jostle merge'; -n, --time, --until count per shard.\n"
+"                         auto or auto/N: from JOSTLE_SHARD, SLURM_ARRAY_TASK_ID\n"
+"                         or JOB_COMPLETION_INDEX (JOSTLE_SHARD=K/N: as --shard)\n"
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
 "Pressure and chaos (each applies just its condition; --chaos auto varies them):\n"
@@ -91,6 +97,7 @@ int cmd_run(int argc, char **argv)
 	int rc = 0, c, li;
 
 	runopt_init(&p);
+	p.shard_env = true;
 	optind = 1;
 	opterr = 0;
 	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
@@ -120,6 +127,11 @@ int cmd_run(int argc, char **argv)
 		runopt_release(&p);
 		return rc;
 	}
+	const struct plan_shard *sh = &p.o.shard;
+	if (!p.o.quiet && sh->count)
+		fprintf(stderr, "jostle: shard %" PRIu64 "/%" PRIu64 " (%s): runs %" PRIu64 ", %" PRIu64
+			", %" PRIu64 ", ... of the series\n", sh->index, sh->count, sh->from,
+			plan_run_index(sh, 0), plan_run_index(sh, 1), plan_run_index(sh, 2));
 	if (!p.o.quiet)
 		fprintf(stderr, "jostle: results in %s (seed 0x%016" PRIx64 ")\n", p.o.out_dir, p.o.seed);
 	int status = series_run(&p.o);

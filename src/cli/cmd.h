@@ -23,5 +23,7 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_slurm(int argc, char **argv);
+int cmd_k8s(int argc, char **argv);
 
 #endif

@@ -24,6 +24,8 @@ static const struct subcommand commands[] = {
 	{ .name = "compare", .fn = cmd_compare, .summary = "compare results before and after a fix (exit 0 when proven better)" },
 	{ .name = "merge", .fn = cmd_merge, .summary = "merge results directories from many machines into one" },
 	{ .name = "bisect", .fn = cmd_bisect, .summary = "find the commit that made a command flaky, with a stated confidence" },
+	{ .name = "slurm", .fn = cmd_slurm, .summary = "run a series as shards of a Slurm job array, then merge them" },
+	{ .name = "k8s", .fn = cmd_k8s, .summary = "print a Kubernetes Indexed Job that runs a series as shards" },
 };
 
 static void usage(FILE *f)

@@ -19,9 +19,11 @@
 #include "results/finish.h"
 #include "run/machine.h"
 #include "run/matrix.h"
+#include "run/plan.h"
 #include "run/replay.h"
 #include "util/clock.h"
 #include "util/parse.h"
+#include "util/path.h"
 #include "util/regex.h"
 #include "util/spawn.h"
 #include "util/xalloc.h"
@@ -33,6 +35,7 @@ enum {
 	OPT_PRESSURE, OPT_REPLAY,   /* pressure.h options, by name */
 	OPT_MATRIX, OPT_NO_REPORT,   /* issue 6 */
 	OPT_DIAG,                   /* rundiag.h options, by name */
+	OPT_SHARD,                  /* issue 17 */
 	OPT__END
 };
 
@@ -60,6 +63,7 @@ const struct option runopt_long[] = {
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "matrix", required_argument, NULL, OPT_MATRIX },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
+	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "diag-window", required_argument, NULL, OPT_DIAG },
 	{ "no-diag", no_argument, NULL, OPT_DIAG },
 	{ "core", no_argument, NULL, OPT_DIAG },
@@ -173,6 +177,9 @@ int runopt_parse(struct runopt *p, int c, const char *name, const char *arg)
 	case OPT_REPLAY:
 		p->replay = arg;
 		break;
+	case OPT_SHARD:
+		p->shard = arg;
+		break;
 	case OPT_DIAG: {
 		char why[256];
 		if (rundiag_option(&o->diag, name, arg, why, sizeof(why)) < 0)
@@ -270,6 +277,28 @@ int runopt_resolve(struct runopt *p)
 	return 0;
 }
 
+/* The shard of the series (issue 17, plan.h): --shard, else JOSTLE_SHARD. */
+static int shard_resolve(struct runopt *p)
+{
+	char why[256];
+	const char *spec = p->shard;
+	const char *env = getenv("JOSTLE_SHARD");
+	if (!spec && p->shard_env && env && *env)
+		spec = "auto";   /* JOSTLE_SHARD=K/N: as --shard K/N */
+	if (!spec)
+		return 0;
+	if (plan_shard_from(spec, getenv, &p->o.shard, why, sizeof(why)) < 0)
+		return cli_usage_error(NULL, "--shard %s", why);
+	if (!p->seed_set)
+		return cli_usage_error(NULL, "--shard %" PRIu64 "/%" PRIu64 " needs --seed S: every "
+				       "shard of a series must have the same master seed",
+				       p->o.shard.index, p->o.shard.count);
+	if (p->replay)
+		return cli_usage_error(NULL, "--shard and --replay cannot be combined; "
+				       "replay a run without --shard");
+	return 0;
+}
+
 int runopt_finish(struct runopt *p)
 {
 	struct run_opts *o = &p->o;
@@ -287,6 +316,9 @@ int runopt_finish(struct runopt *p)
 			o->runs = 10;
 	}
 	o->jobs = pressure_jobs(&o->pressure, o->jobs, p->jobs_set);
+	rc = shard_resolve(p);
+	if (rc)
+		return rc;
 	if (!p->seed_set && getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
 		o->seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
 	if (o->matrix && matrix_cpus(o->matrix, 0) && (o->pressure.any || p->replay))
@@ -296,13 +328,20 @@ int runopt_finish(struct runopt *p)
 	if (o->until == UNTIL_CONFIDENT) {
 		/* Zero failures bound the rate by 1 - 0.05^(1/n), a function of n
 		 * alone: plan exactly the runs that reach RATE (README, "Stopping
-		 * when confident"). */
+		 * when confident"); a shard plans its share of them, so that the
+		 * merged shards are that series. */
 		uint64_t need = finish_confident_runs(o->confident_rate);
-		if (!o->runs || o->runs > need)
-			o->runs = need;
+		uint64_t share = plan_shard_share(&o->shard, need);
+		if (!share)
+			return cli_usage_error(NULL, "--until %s needs %" PRIu64 " runs in all: fewer "
+					       "than the %" PRIu64 " shards; use fewer shards",
+					       o->until_text, need, o->shard.count);
+		if (!o->runs || o->runs > share)
+			o->runs = share;
 		else
 			fprintf(stderr, "jostle: warning: --runs %" PRIu64 " is fewer than the %" PRIu64
-				" clean runs --until %s needs\n", o->runs, need, o->until_text);
+				" clean runs --until %s needs%s\n", o->runs, share, o->until_text,
+				o->shard.count ? " of this shard" : "");
 	}
 	if (rc == 0) {
 		/* everything checked before anything is created (issue 19) */
@@ -310,27 +349,6 @@ int runopt_finish(struct runopt *p)
 		if (pressure_check(&o->pressure, o->jobs, o->seed, why, sizeof(why)) < 0)
 			rc = cli_usage_error(NULL, "%s", why);
 	}
-	return rc;
-}
-
-int runopt_mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	int rc = 0;
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || !*s) {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				rc = -errno;
-				break;
-			}
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	free(p);
 	return rc;
 }
 
@@ -349,7 +367,7 @@ int runopt_prepare_out(struct runopt *p)
 			dir = xasprintf("jostle-out/%s-%d", stamp, k);
 		}
 	}
-	int rc = runopt_mkdir_p(dir);
+	int rc = path_mkdirs(dir);
 	if (rc < 0) {
 		int st = cli_usage_error(NULL, "--out '%s' cannot be created: %s", dir, strerror(-rc));
 		free(dir);

@@ -2,7 +2,8 @@
  * runopt.h: the options of `jostle run` (how many runs, what counts as a
  * failure, pressure and chaos, diagnosis), parsed into a struct run_opts by
  * one parser that every subcommand running a series shares (`run`,
- * `bisect`).
+ * `bisect`, and `slurm`/`k8s`, which check the options every shard will
+ * parse).
  *
  * The caller's protocol, around its own getopt_long() loop:
  *
@@ -13,8 +14,9 @@
  *          other than RUNOPT_SHORT's)
  *   loop:  if (runopt_is_ours(c)) rc = runopt_parse(&p, c, name, optarg);
  *   rc = runopt_command(&p, "run", synopsis, argc, argv);  after the loop
- *   rc = runopt_resolve(&p);        COMMAND found on PATH (or as a path)
- *   rc = runopt_finish(&p);         replay, jobs, seed, the checks across options
+ *   rc = runopt_resolve(&p);        COMMAND found on PATH (or as a path);
+ *                                   slurm/k8s skip it (it may exist only on the nodes)
+ *   rc = runopt_finish(&p);         replay, jobs, shard, seed, the checks across options
  *   ... p.o is complete but for out_dir ...
  *   runopt_release(&p);
  *
@@ -47,6 +49,9 @@ struct runopt {
 	struct run_opts o;
 	const char *out;     /* -o, --out as given (borrowed from argv), or NULL */
 	const char *replay;  /* --replay DIR:RUN (borrowed), or NULL */
+	const char *shard;   /* --shard K/N|auto|auto/N (borrowed), or NULL (issue 17) */
+	bool shard_env;      /* set by the caller: JOSTLE_SHARD without --shard
+				means --shard auto (`jostle run`; not bisect) */
 	bool seed_set, jobs_set;
 };
 
@@ -67,16 +72,15 @@ int runopt_command(struct runopt *p, const char *cmd, const char *synopsis, int 
  * relative path); sets p->o.path. */
 int runopt_resolve(struct runopt *p);
 
-/* Apply --replay, settle the job count and the seed, and check the options
- * against each other (--matrix cpus=, --until confident). */
+/* Apply --replay, settle the job count, the shard (p->o.shard, run/plan.h:
+ * needs --seed, not with --replay) and the seed, and check the options
+ * against each other (--matrix cpus=, --until confident: a shard plans its
+ * share of the runs). */
 int runopt_finish(struct runopt *p);
 
 /* Make the results directory: the given --out, or jostle-out/<UTC time>/;
  * refuses one that holds runs.jsonl. Sets p->o.out_dir (absolute). */
 int runopt_prepare_out(struct runopt *p);
-
-/* mkdir -p: 0 or -errno. */
-int runopt_mkdir_p(const char *path);
 
 void runopt_release(struct runopt *p);
 

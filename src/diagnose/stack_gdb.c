@@ -8,8 +8,6 @@
  * pure function tested on a recorded transcript.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,15 +17,12 @@
 #include <unistd.h>
 
 #include "diagnose/stack.h"
-#include "util/clock.h"
 #include "util/dbuf.h"
 #include "util/spawn.h"
 #include "util/banned.h"
 
 #define GDB_TIMEOUT_MS 20000
 #define GDB_OUTPUT_CAP (4u << 20)
-
-extern char **environ;
 
 /* "#3  0x000055e1 in ns::f (this=0x1) at /tmp/t.c:6" -> frame. */
 static void parse_frame(const char *text, struct stack_thread *t)
@@ -117,71 +112,21 @@ static const char *gdb_unavailable(void)
 
 static int gdb_capture(pid_t pid, struct stack_set *out, char *err, size_t errlen)
 {
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -errno;
-	}
 	char pidarg[16];
 	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
 	const char *argv[] = { gdb_path(), "-p", pidarg, "-batch", "-nx", "-q",
 			       "-ex", "set pagination off", "-ex", "set width 0",
 			       "-ex", "thread apply all bt", NULL };
-	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0) {
-		int e = errno;
-		close(pfd[0]);
-		close(pfd[1]);
-		snprintf(err, errlen, "/dev/null: %s", strerror(e));
-		return -e;
-	}
-	struct spawn_req req = {
-		.path = argv[0],
-		.argv = (char *const *)argv,
-		.envp = environ,
-		.stdin_fd = devnull,
-		.out_fd = pfd[1],
-		.core_limit = -1,
-	};
-	pid_t child;
-	int rc = spawn_start(&req, &child);
-	close(devnull);
-	close(pfd[1]);
-	if (rc < 0) {
-		close(pfd[0]);
+	struct dbuf b;
+	dbuf_init(&b, GDB_OUTPUT_CAP);
+	int status = 0;
+	int rc = spawn_capture((char *const *)argv, &b, GDB_TIMEOUT_MS, &status);
+	if (rc < 0 && rc != -ETIMEDOUT) {
+		dbuf_release(&b);
 		snprintf(err, errlen, "starting gdb: %s", strerror(-rc));
 		return rc;
 	}
-	struct dbuf b;
-	dbuf_init(&b, GDB_OUTPUT_CAP);
-	int64_t deadline = clock_mono_ns() + GDB_TIMEOUT_MS * NS_PER_MS;
-	bool timed_out = false;
-	for (;;) {
-		int64_t left = (deadline - clock_mono_ns()) / NS_PER_MS;
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-		int n = poll(&p, 1, (int)left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			continue;
-		char chunk[8192];
-		ssize_t r = read(pfd[0], chunk, sizeof(chunk));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		(void)dbuf_add(&b, chunk, (size_t)r);  /* past the cap: keep the head */
-	}
-	close(pfd[0]);
-	if (timed_out)
-		kill(child, SIGKILL);
-	int status;
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
+	bool timed_out = rc == -ETIMEDOUT;
 	int threads = stack_gdb_parse(dbuf_str(&b), pid, out);
 	dbuf_release(&b);
 	if (threads > 0)

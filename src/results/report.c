@@ -179,35 +179,12 @@ void report_proof(char *buf, size_t len, uint64_t k, uint64_t n)
 	}
 }
 
-static bool shell_plain(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-",
-			    *s))
-			return false;
-	return true;
-}
-
 void report_command(struct dbuf *b, const struct results_series *s)
 {
 	for (size_t i = 0; i < s->argv.nr; i++) {
-		const char *a = s->argv.v[i];
 		if (i)
 			dbuf_addc(b, ' ');
-		if (shell_plain(a)) {
-			dbuf_adds(b, a);
-			continue;
-		}
-		dbuf_addc(b, '\'');
-		for (; *a; a++) {
-			if (*a == '\'')
-				dbuf_adds(b, "'\\''");
-			else
-				dbuf_addc(b, *a);
-		}
-		dbuf_addc(b, '\'');
+		escape_shell(b, s->argv.v[i]);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "results/report.h"
+#include "results/shards.h"
 #include "results/stats.h"
 #include "util/jsonw.h"
 #include "util/xalloc.h"
@@ -74,6 +75,12 @@ static void series_obj(struct dbuf *b, const struct results_series *s)
 	jsonw_kstr(b, "cwd", s->cwd);
 	jsonw_kstr(b, "start", s->start);
 	jsonw_kstr(b, "seed", s->seed);
+	jsonw_key(b, "shard");
+	if (s->shard_count)
+		dbuf_addf(b, "{\"index\":%" PRIu64 ",\"count\":%" PRIu64 "}", s->shard_index,
+			  s->shard_count);
+	else
+		dbuf_adds(b, "null");
 	jsonw_kstr(b, "jostle", s->jostle);
 	jsonw_key(b, "machine");
 	dbuf_addc(b, '{');
@@ -89,6 +96,34 @@ static void series_obj(struct dbuf *b, const struct results_series *s)
 	jsonw_kbool(b, "interrupted", s->interrupted);
 	jsonw_kdbl(b, "elapsed_s", s->elapsed_s >= 0 ? s->elapsed_s : NAN);
 	dbuf_addc(b, '}');
+}
+
+static void index_list(struct dbuf *b, const char *key, const uint64_t *v, size_t n)
+{
+	jsonw_key(b, key);
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < n; i++)
+		dbuf_addf(b, "%s%" PRIu64, i ? "," : "", v[i]);
+	dbuf_addc(b, ']');
+}
+
+/* "shards": which of the N shards the runs came from (issue 17), or null */
+static void shards_obj(struct dbuf *b, const struct results *r)
+{
+	struct shards_status st;
+	shards_status(r, &st);
+	jsonw_key(b, "shards");
+	if (!st.count) {
+		dbuf_adds(b, "null");
+		return;
+	}
+	dbuf_addc(b, '{');
+	jsonw_kuint(b, "count", st.count);
+	jsonw_kuint(b, "present", st.present);
+	index_list(b, "missing", st.missing, st.missing_nr);
+	index_list(b, "partial", st.partial, st.partial_nr);
+	dbuf_addc(b, '}');
+	shards_status_release(&st);
 }
 
 static void sig_obj(struct dbuf *b, const struct results *r, const struct results_sig *s)
@@ -144,6 +179,7 @@ int report_json(struct dbuf *b, const struct results *r)
 		series_obj(b, &r->series[i]);
 	}
 	dbuf_adds(b, "],");
+	shards_obj(b, r);
 	jsonw_kuint(b, "runs", t->counted);
 	jsonw_kuint(b, "failures", t->failures);
 	dbuf_addc(b, ',');

@@ -17,6 +17,7 @@
 #include <cJSON.h>
 
 #include "results/report.h"
+#include "results/shards.h"
 #include "results/stats.h"
 #include "util/escape.h"
 #include "util/xalloc.h"
@@ -119,6 +120,10 @@ static void header(struct dbuf *out, const struct results *r)
 	}
 	if (r->series_nr > shown)
 		dbuf_addf(out, "| | and %zu more series |\n", r->series_nr - shown);
+	dbuf_reset(&b);
+	shards_line(&b, r);   /* issue 17 */
+	if (b.len)
+		dbuf_addf(out, "| shards | %s |\n", dbuf_str(&b));   /* plain text: numbers and words */
 	const struct results_totals *t = &r->totals;
 	dbuf_addf(out, "| runs | %" PRIu64 ": %" PRIu64 " pass, %" PRIu64 " fail, %" PRIu64
 		  " crash, %" PRIu64 " hang", t->counted, t->pass, t->fail, t->crash, t->hang);

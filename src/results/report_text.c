@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "results/report.h"
+#include "results/shards.h"
 #include "util/escape.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -52,6 +53,12 @@ int report_text(struct dbuf *out, const struct results *r)
 		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut);
 	if (t->bad_lines)
 		dbuf_addf(out, "skipped:  %" PRIu64 " unreadable lines of runs.jsonl\n", t->bad_lines);
+	struct dbuf sh;
+	dbuf_init(&sh, 1 << 20);
+	shards_line(&sh, r);   /* issue 17 */
+	if (sh.len)
+		dbuf_addf(out, "shards:   %s\n", dbuf_str(&sh));
+	dbuf_release(&sh);
 	report_proof(line, sizeof(line), t->failures, t->counted);
 	dbuf_addf(out, "result:   %s\n", line);
 

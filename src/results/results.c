@@ -199,6 +199,12 @@ static void add_series(struct results *r, const cJSON *o, size_t dir)
 	s->loadavg = jnum(m, "loadavg", -1);
 	s->dir = dir;
 	s->elapsed_s = -1;
+	const cJSON *shard = cJSON_GetObjectItemCaseSensitive(o, "shard");
+	double k = jnum(shard, "index", -1), n = jnum(shard, "count", 0);
+	if (n >= 1 && k >= 0 && k < n) {
+		s->shard_index = (uint64_t)k;
+		s->shard_count = (uint64_t)n;
+	}
 	if (id)
 		strmap_set(&r->series_map, id, r->series_nr);
 	r->series_nr++;

@@ -50,6 +50,7 @@ struct results_series {
 	int64_t cpus, mem_mb; /* -1 when unknown */
 	double loadavg;       /* -1 when unknown */
 	size_t dir;           /* index into results.dirs */
+	uint64_t shard_index, shard_count;   /* "shard" (issue 17); count 0: not a shard */
 	uint64_t runs;
 	/* from the series' "end" line, when it has one */
 	char *stop;           /* why it stopped, or NULL */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "results/report.h"
+#include "results/shards.h"
 #include "results/stats.h"
 #include "results/summary.h"
 #include "util/xalloc.h"
@@ -105,5 +106,11 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 		fprintf(f, "  0 of %" PRIu64 " failed: failure rate < %s with 95%% confidence\n",
 			t->counted, a);
 	}
+	struct dbuf sh;
+	dbuf_init(&sh, 1 << 20);
+	shards_line(&sh, r);   /* issue 17 */
+	if (sh.len)
+		fprintf(f, "  shards: %s\n", dbuf_str(&sh));
+	dbuf_release(&sh);
 	fprintf(f, "  results: %s\n", out_dir);
 }

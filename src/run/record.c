@@ -50,6 +50,14 @@ void record_series(struct dbuf *b, const char *series_id, const struct run_opts 
 	jsonw_kstr(b, "cwd", cwd);
 	jsonw_kstr(b, "start", ts);
 	jsonw_kstr(b, "seed", seed);
+	if (o->shard.count) {   /* issue 17: plan.h */
+		jsonw_key(b, "shard");
+		dbuf_addc(b, '{');
+		jsonw_kuint(b, "index", o->shard.index);
+		jsonw_kuint(b, "count", o->shard.count);
+		jsonw_kstr(b, "from", o->shard.from);
+		dbuf_addc(b, '}');
+	}
 	jsonw_key(b, "settings");
 	dbuf_addc(b, '{');
 	jsonw_kuint(b, "runs", o->runs);

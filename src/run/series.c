@@ -195,7 +195,7 @@ static void env_build(struct series *s)
 {
 	extern char **environ;
 	static const char *const ours[] = { "JOSTLE_RUN=", "JOSTLE_SEED=", "JOSTLE_SEED32=", "JOSTLE_OUT=",
-					    "JOSTLE_CRASH_DIR=", NULL };
+					    "JOSTLE_CRASH_DIR=", "JOSTLE_SHARD=", NULL };
 	for (char **e = environ; *e; e++) {
 		int skip = 0;
 		for (int k = 0; ours[k]; k++)
@@ -264,7 +264,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 		return -e;
 	}
 	memset(r, 0, sizeof(*r));
-	r->index = s->next_index;
+	r->index = plan_run_index(&s->o->shard, s->next_index);
 	r->seed = rng_run_seed(s->o->seed, r->index);
 	capture_init(&r->cap, s->o->head_cap, s->o->tail_cap);
 

@@ -17,6 +17,7 @@
 
 #include "pressure/pressure.h"
 #include "run/capture.h"
+#include "run/plan.h"
 #include "run/rundiag.h"
 #include "signature/signature.h"
 #include "util/strvec.h"
@@ -61,6 +62,7 @@ struct run_opts {
 	struct matrix *matrix;   /* owned, or NULL without --matrix */
 	bool no_report;          /* --no-report: no report.md/html at the end */
 	struct rundiag_opts diag;       /* --diag-window, --no-diag, --core, --keep-cores (rundiag.h) */
+	struct plan_shard shard;        /* --shard (plan.h): which run indices; count 0: all */
 };
 
 enum outcome {

@@ -112,3 +112,30 @@ void escape_md_code(struct dbuf *b, const char *s, size_t len, bool in_table)
 	for (size_t i = 0; i < fence; i++)
 		dbuf_addc(b, '`');
 }
+
+static bool shell_plain(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-",
+			    *s))
+			return false;
+	return true;
+}
+
+void escape_shell(struct dbuf *b, const char *s)
+{
+	if (shell_plain(s)) {
+		dbuf_adds(b, s);
+		return;
+	}
+	dbuf_addc(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			dbuf_adds(b, "'\\''");
+		else
+			dbuf_addc(b, *s);
+	}
+	dbuf_addc(b, '\'');
+}

@@ -28,5 +28,9 @@ void escape_md_code(struct dbuf *b, const char *s, size_t len, bool in_table);
 /* The fence for a Markdown code block around s: at least three backticks,
  * more than the longest run of backticks in s. Returns its length. */
 size_t escape_md_fence(const char *s, size_t len);
+/* One word for a POSIX shell: as is when it is made of safe characters,
+ * else in single quotes ('\'' for a quote). Not repaired: a command line
+ * or a path is quoted byte for byte, as the shell must see it. */
+void escape_shell(struct dbuf *b, const char *s);
 
 #endif

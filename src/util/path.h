@@ -18,5 +18,7 @@ char *path_join(const char *dir, const char *rel);
 bool path_is_inside(const char *rel);
 /* path_join() for a rel read from a record: NULL unless path_is_inside(rel). */
 char *path_join_inside(const char *dir, const char *rel);
+/* mkdir -p: path and every missing parent, mode 0755. 0, or -errno. */
+int path_mkdirs(const char *path);
 
 #endif

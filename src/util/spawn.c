@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/clock.h"
+#include "util/dbuf.h"
 #include "util/spawn.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -189,4 +192,67 @@ char *spawn_resolve(const char *name)
 	}
 	errno = saw_eacces ? EACCES : ENOENT;
 	return NULL;
+}
+
+int spawn_capture(char *const *argv, struct dbuf *out, int timeout_ms, int *status)
+{
+	extern char **environ;
+	char *path = spawn_resolve(argv[0]);
+	if (!path)
+		return -errno;
+	int pfd[2], rc;
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || pipe2(pfd, O_CLOEXEC) < 0) {
+		rc = -errno;
+		if (devnull >= 0)
+			close(devnull);
+		free(path);
+		return rc;
+	}
+	struct spawn_req req = {
+		.path = path,
+		.argv = argv,
+		.envp = environ,
+		.stdin_fd = devnull,
+		.out_fd = pfd[1],
+		.core_limit = -1,
+	};
+	pid_t child;
+	rc = spawn_start(&req, &child);
+	close(devnull);
+	close(pfd[1]);
+	free(path);
+	if (rc < 0) {
+		close(pfd[0]);
+		return rc;
+	}
+	int64_t deadline = timeout_ms ? clock_mono_ns() + (int64_t)timeout_ms * NS_PER_MS : 0;
+	for (;;) {
+		int wait_ms = -1;
+		if (deadline) {
+			int64_t left = (deadline - clock_mono_ns()) / NS_PER_MS;
+			if (left <= 0) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+		}
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		int n = poll(&p, 1, wait_ms);
+		if (n <= 0)
+			continue;   /* EINTR, or the deadline: checked above */
+		char chunk[8192];
+		ssize_t r = read(pfd[0], chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		(void)dbuf_add(out, chunk, (size_t)r);   /* past the cap: keep the head */
+	}
+	close(pfd[0]);
+	if (rc == -ETIMEDOUT)
+		kill(-child, SIGKILL);
+	while (waitpid(child, status, 0) < 0 && errno == EINTR)
+		;
+	return rc;
 }

@@ -45,4 +45,17 @@ int spawn_start(const struct spawn_req *req, pid_t *pid);
  */
 char *spawn_resolve(const char *name);
 
+struct dbuf;
+
+/*
+ * Run a helper command to its end and keep what it printed: argv[0] is
+ * looked up on PATH, stdin is /dev/null, stdout and stderr go to out (up
+ * to its cap; the rest is read and dropped), the environment is ours.
+ * For short commands jostle drives (sbatch, kubectl), not for runs.
+ * Returns 0 with its wait status in *status; -errno when it could not be
+ * started (-ENOENT: not on PATH); -ETIMEDOUT when it was killed after
+ * timeout_ms (0: no limit).
+ */
+int spawn_capture(char *const *argv, struct dbuf *out, int timeout_ms, int *status);
+
 #endif
