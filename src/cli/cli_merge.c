@@ -83,6 +83,8 @@ int cmd_merge(int argc, char **argv)
 	       " files copied", n, out, st.series, st.runs, st.files);
 	if (st.bad_lines)
 		printf(", %" PRIu64 " unreadable lines dropped", st.bad_lines);
+	if (st.cut_lines)
+		printf(" (%" PRIu64 " cut short at the end of an input)", st.cut_lines);
 	if (st.missing_files)
 		printf(", %" PRIu64 " referenced files missing", st.missing_files);
 	if (st.skipped)

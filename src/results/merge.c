@@ -265,17 +265,20 @@ static int plan_read(struct plan_check *p, const char *const *dirs, size_t n,
 		if (!f)
 			break;
 		ssize_t len;
-		while (!rc && (len = getline(&line, &cap, f)) >= 0) {
+		bool cut;
+		while (!rc && (len = results_next_line(f, &line, &cap, &cut)) >= 0) {
+			if (cut)
+				continue;   /* never a run nor a series (results_next_line) */
 			if (!strstr(line, "\"type\":\"series\"")) {
 				if (p->refs_nr && strstr(line, "\"type\":\"run\"")) {
-					cJSON *o = cJSON_ParseWithLength(line, (size_t)len);
+					cJSON *o = results_parse_line(line, (size_t)len);
 					if (o && !plan_run_ok(p, o, dirs[d], err, errlen))
 						rc = -EINVAL;
 					cJSON_Delete(o);
 				}
 				continue;
 			}
-			cJSON *o = cJSON_ParseWithLength(line, (size_t)len);
+			cJSON *o = results_parse_line(line, (size_t)len);
 			const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "series");
 			const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
 			if (!cJSON_IsString(type) || strcmp(type->valuestring, "series")) {
@@ -365,15 +368,13 @@ int merge_dirs(const char *const *dirs, size_t n, const char *out, struct merge_
 		uint64_t dir_series = plan.dir_series[d];
 		size_t nstk = 0;
 		uint64_t *stk_runs = dir_series <= 1 ? stack_files(dirs[d], &nstk) : NULL;
-		while (!rc && (len = getline(&line, &cap, f)) >= 0) {
-			while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-				line[--len] = '\0';
-			if (!len)
-				continue;
-			cJSON *o = cJSON_ParseWithLength(line, (size_t)len);
+		bool cut;
+		while (!rc && (len = results_next_line(f, &line, &cap, &cut)) >= 0) {
+			cJSON *o = cut ? NULL : results_parse_line(line, (size_t)len);
 			const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
-			if (!cJSON_IsObject(o) || !cJSON_IsString(type)) {
+			if (!o || !cJSON_IsString(type)) {
 				st->bad_lines++;
+				st->cut_lines += cut;
 				cJSON_Delete(o);
 				continue;
 			}
@@ -428,7 +429,8 @@ int merge_dirs(const char *const *dirs, size_t n, const char *out, struct merge_
 				fprintf(w, "%s\n", text ? text : line);
 				free(text);
 			} else {
-				fprintf(w, "%s\n", line);
+				fwrite(line, 1, (size_t)len, w);
+				fputc('\n', w);
 			}
 			cJSON_Delete(o);
 		}

@@ -6,7 +6,8 @@
  * series. The logs and stacks a run references are copied to
  * OUT/logs/D-NAME and OUT/stacks/D-NAME (D: the input's position), and the
  * run's "log"/"stacks" members are rewritten to match, so names never
- * collide. Unparsable lines are dropped and counted.
+ * collide. Unparsable lines are dropped and counted, and so is a last line
+ * cut short (results_next_line in results.h): OUT never holds half a line.
  *
  * Shards (issue 17, results/shards.h): before anything is written, the
  * series lines of every input are read; when any series is a shard, all
@@ -24,7 +25,8 @@
 
 struct merge_stats {
 	uint64_t series, runs, files, bad_lines, missing_files, dup_series;
-	uint64_t skipped;   /* inputs without runs.jsonl */
+	uint64_t skipped;     /* inputs without runs.jsonl */
+	uint64_t cut_lines;   /* of bad_lines: an input's last line cut short */
 };
 
 /* 0, or -errno with what failed in err (a path); -EINVAL with a sentence in

@@ -191,6 +191,7 @@ int report_json(struct dbuf *b, const struct results *r)
 	}
 	jsonw_kuint(b, "records", t->records);
 	jsonw_kuint(b, "bad_lines", t->bad_lines);
+	jsonw_kuint(b, "cut_lines", t->cut_lines);
 	rate_members(b, t->failures, t->counted);
 	jsonw_kdbl(b, "upper95", stats_cp_upper(t->failures, t->counted, REPORT_ALPHA));
 	jsonw_kdbl(b, "bound", t->counted && !t->failures ? stats_cp_upper0(t->counted, REPORT_ALPHA) : NAN);

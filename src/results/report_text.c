@@ -51,8 +51,12 @@ int report_text(struct dbuf *out, const struct results *r)
 	dbuf_addf(out, "runs:     %" PRIu64 " (%" PRIu64 " pass, %" PRIu64 " fail, %" PRIu64
 		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored, %" PRIu64 " cut)\n",
 		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut);
-	if (t->bad_lines)
-		dbuf_addf(out, "skipped:  %" PRIu64 " unreadable lines of runs.jsonl\n", t->bad_lines);
+	if (t->bad_lines) {
+		dbuf_addf(out, "skipped:  %" PRIu64 " unreadable lines of runs.jsonl", t->bad_lines);
+		if (t->cut_lines)
+			dbuf_addf(out, " (%" PRIu64 " cut short at the end)", t->cut_lines);
+		dbuf_adds(out, "\n");
+	}
 	struct dbuf sh;
 	dbuf_init(&sh, 1 << 20);
 	shards_line(&sh, r);   /* issue 17 */

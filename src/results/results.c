@@ -404,6 +404,33 @@ void results_add_json(struct results *r, const void *obj, size_t dir)
 		add_end(r, o);
 }
 
+void *results_parse_line(const char *line, size_t len)
+{
+	if (!len || memchr(line, '\0', len))
+		return NULL;
+	cJSON *o = cJSON_ParseWithLength(line, len);
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+ssize_t results_next_line(FILE *f, char **line, size_t *cap, bool *cut)
+{
+	ssize_t len;
+	for (;;) {
+		len = getline(line, cap, f);
+		if (len < 0)
+			return -1;
+		*cut = (*line)[len - 1] != '\n';
+		while (len > 0 && ((*line)[len - 1] == '\n' || (*line)[len - 1] == '\r'))
+			(*line)[--len] = '\0';
+		if (len > 0)
+			return len;
+	}
+}
+
 int results_load_file(struct results *r, const char *path, size_t dir)
 {
 	FILE *f = fopen(path, "re");
@@ -412,16 +439,13 @@ int results_load_file(struct results *r, const char *path, size_t dir)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
-		if (len == 0)
-			continue;
+	bool cut;
+	while ((len = results_next_line(f, &line, &cap, &cut)) >= 0) {
 		r->totals.lines++;
-		cJSON *o = cJSON_ParseWithLength(line, (size_t)len);
-		if (!cJSON_IsObject(o)) {
+		cJSON *o = cut ? NULL : results_parse_line(line, (size_t)len);
+		if (!o) {
 			r->totals.bad_lines++;
-			cJSON_Delete(o);
+			r->totals.cut_lines += cut;
 			continue;
 		}
 		results_add_json(r, o, dir);

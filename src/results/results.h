@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "util/strvec.h"
 
@@ -87,6 +89,8 @@ struct results_point {   /* one failure, for the charts */
 
 struct results_totals {
 	uint64_t lines, bad_lines;        /* lines read, lines skipped */
+	uint64_t cut_lines;               /* of bad_lines: a last line without its
+	                                     newline (a record cut short) */
 	uint64_t records;                 /* lines of type run */
 	uint64_t pass, fail, crash, hang, ignored, cut, other;
 	uint64_t counted, failures;       /* see the header comment */
@@ -126,6 +130,24 @@ void results_init(struct results *r);
 int results_load_dir(struct results *r, const char *dir);
 /* Read one runs.jsonl whose logs live under dir_index's directory. */
 int results_load_file(struct results *r, const char *path, size_t dir_index);
+/*
+ * The next non-empty line of a runs.jsonl open as f into *line (getline's
+ * buffer), newline and CRs removed; its length, or -1 at the end of the
+ * file. *cut is true for a last line that lacks its newline: jostle writes
+ * each record with its newline in one write, so such a line is a record cut
+ * short (a kill -9, a full disk, a reader racing the writer) and is never
+ * a run, even when what is there happens to parse.
+ */
+ssize_t results_next_line(FILE *f, char **line, size_t *cap, bool *cut);
+
+/*
+ * One line of runs.jsonl (LEN bytes, newline removed) as a cJSON object
+ * (void * as above; the caller frees it with cJSON_Delete), or NULL when it
+ * is not one: not JSON, not an object, or holding a NUL byte (JSON has no
+ * raw NUL; cJSON would take bytes that every C string then cuts short).
+ */
+void *results_parse_line(const char *line, size_t len);
+
 /* Aggregate one parsed line (a cJSON object, passed as void * so that
  * callers need not include cJSON.h); unknown types are ignored. */
 void results_add_json(struct results *r, const void *obj, size_t dir_index);

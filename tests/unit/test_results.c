@@ -112,5 +112,27 @@ int main(void)
 	CHECK(h.sigs_nr == 3);
 	results_release(&h);
 	results_release(&r);
+
+	/* a raw NUL is not JSON (cJSON would take it, C strings then cut it) */
+	static const char nul[] = "{\"type\":\"run\",\"outcome\":\"pa\0ss\"}";
+	CHECK(results_parse_line(nul, sizeof(nul) - 1) == NULL);
+	cJSON *o = results_parse_line(nul, 20);
+	CHECK(o == NULL);     /* cut inside: not an object */
+	static const char ok[] = "{\"type\":\"end\"}";
+	o = results_parse_line(ok, sizeof(ok) - 1);
+	CHECK(cJSON_IsObject(o));
+	cJSON_Delete(o);
+
+	/* a last line without its newline is cut short, even when it parses */
+	char text[] = "{\"a\":1}\n\n{\"b\":2}";
+	FILE *f = fmemopen(text, sizeof(text) - 1, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	bool cut = true;
+	CHECK(results_next_line(f, &line, &cap, &cut) == 7 && !cut);
+	CHECK(results_next_line(f, &line, &cap, &cut) == 7 && cut);
+	CHECK(results_next_line(f, &line, &cap, &cut) == -1);
+	free(line);
+	fclose(f);
 	return tap_done();
 }
