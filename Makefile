@@ -3,7 +3,8 @@
 #
 #   make                 build/jostle, the preload libraries, the zoo, fixtures
 #   make asan            the same under ASan+UBSan, in build-asan/
-#   make check           normal + ASan builds, then every test
+#   make check           normal + ASan builds and the fuzz targets, then every test
+#   make fuzz            the libFuzzer targets in build-fuzz/ (mk/fuzz.mk)
 #   make install         PREFIX=/usr/local DESTDIR=
 #
 # Sources are found by wildcard so that a new module is one new file:
@@ -99,6 +100,7 @@ asan:
 
 check: all
 	$(MAKE) BUILD=build-asan SAN=1
+	$(MAKE) fuzz
 	bash tests/run.sh build build-asan
 
 test: check

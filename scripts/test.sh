@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/test.sh: install what is missing, build normal and ASan+UBSan, run all tests.
+# scripts/test.sh: install what is missing, build normal and ASan+UBSan and the
+# fuzz targets, run all tests.
 # The builds are quiet (make -s): a warning or an error still shows, a
 # hundred compiler command lines do not.
 set -eu
@@ -12,4 +13,6 @@ echo "build: build/ (normal)"
 make -s -j"$(nproc)" all
 echo "build: build-asan/ (ASan+UBSan)"
 make -s -j"$(nproc)" BUILD=build-asan SAN=1 all
+echo "build: build-fuzz/ (fuzz targets)"
+make -s -j"$(nproc)" fuzz
 bash tests/run.sh build build-asan
