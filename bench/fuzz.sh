@@ -19,6 +19,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || for f in tests/fuzz/fuzz_*.c; do t=${f##*/fuzz_}; targets+=("${t%.c}"); done
 make -s fuzz >/dev/null || { echo "bench/fuzz.sh: make fuzz failed" >&2; exit 2; }
 mkdir -p build-fuzz/logs
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp}
 # run copies, so that a rebuild meanwhile (make fuzz) does not touch them
 bin=$(mktemp -d build-fuzz/run.XXXXXX); trap 'rm -rf "$bin"' EXIT
 cp build-fuzz/fuzz/fuzz_* "$bin"/

@@ -21,6 +21,7 @@ if ! ls "$FUZZ"/fuzz_* >/dev/null 2>&1; then
 	exit 0
 fi
 
+export LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp   # leaks of dependencies
 for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
 	t=${src##*/fuzz_}; t=${t%.c}
 	if [ ! -x "$FUZZ/fuzz_$t" ]; then not_ok "$t: built (make fuzz)"; continue; fi
