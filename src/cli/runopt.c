@@ -319,6 +319,9 @@ int runopt_finish(struct runopt *p)
 	rc = shard_resolve(p);
 	if (rc)
 		return rc;
+	char why[256];
+	if (fdlimit_fit(&o->fdlimit, &o->jobs, why, sizeof(why)) > 0)
+		fprintf(stderr, "jostle: warning: %s\n", why);
 	if (!p->seed_set && getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
 		o->seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
 	if (o->matrix && matrix_cpus(o->matrix, 0) && (o->pressure.any || p->replay))

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -170,9 +171,20 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 
 int record_write(int fd, const struct dbuf *b)
 {
+	struct stat st;
+	off_t before = fstat(fd, &st) == 0 ? st.st_size : -1;
 	int rc = fileio_write_all(fd, dbuf_str(b), b->len);
 	if (rc < 0) {
+		/* A full disk takes what fits: cut the file back to its last
+		 * complete line, so that it never ends in half a record (when
+		 * even that fails, readers drop the cut line: results.h). */
+		if (before >= 0 && ftruncate(fd, before) < 0)
+			before = -1;
 		errno = -rc;
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && st.st_nlink == 0) {
+		errno = ENOENT;   /* written, but to a file no one can open again */
 		return -1;
 	}
 	return 0;

@@ -23,7 +23,13 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 /* The "end" line of a series (issue 6): why it stopped, for the reports. */
 void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
 		double elapsed_s);
-/* Append b to fd with one write (retried on EINTR/short writes). 0 or -1/errno. */
+/*
+ * Append b to fd with one write (retried on EINTR/short writes). 0, or -1
+ * with errno: the write's error (ENOSPC, EIO ...), after cutting the file
+ * back to where it was, so that a full disk never leaves half a record; or
+ * ENOENT when the file was written but is no longer in any folder (the
+ * results folder was removed while the series ran).
+ */
 int record_write(int fd, const struct dbuf *b);
 
 #endif

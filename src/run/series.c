@@ -296,6 +296,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 		.out_fd = pfd[1],
 		.affinity = affinity,
 		.core_limit = rundiag_core_limit(s->o),
+		.nofile = fdlimit_child(&s->o->fdlimit),
 		.sigmask = &s->child_mask,
 		.before_exec = hook,
 		.before_exec_arg = hook_arg,

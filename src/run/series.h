@@ -18,6 +18,7 @@
 #include "pressure/pressure.h"
 #include "run/capture.h"
 #include "run/plan.h"
+#include "run/fdlimit.h"
 #include "run/rundiag.h"
 #include "signature/signature.h"
 #include "util/strvec.h"
@@ -63,6 +64,7 @@ struct run_opts {
 	bool no_report;          /* --no-report: no report.md/html at the end */
 	struct rundiag_opts diag;       /* --diag-window, --no-diag, --core, --keep-cores (rundiag.h) */
 	struct plan_shard shard;        /* --shard (plan.h): which run indices; count 0: all */
+	struct fdlimit fdlimit;         /* RLIMIT_NOFILE as jostle found it (fdlimit.h) */
 };
 
 enum outcome {

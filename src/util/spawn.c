@@ -72,6 +72,8 @@ static int child_main(void *arg)
 			setrlimit(RLIMIT_CORE, &rl);
 		}
 	}
+	if (req->nofile && setrlimit(RLIMIT_NOFILE, req->nofile) < 0)
+		goto fail;
 	if (req->cwd && chdir(req->cwd) < 0)
 		goto fail;
 	sigprocmask(SIG_SETMASK, req->sigmask, NULL);

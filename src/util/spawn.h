@@ -13,6 +13,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct spawn_req {
@@ -23,6 +24,7 @@ struct spawn_req {
 	int out_fd;                 /* becomes fd 1 and 2 (borrowed) */
 	const cpu_set_t *affinity;  /* NULL: inherit */
 	int core_limit;             /* -1: inherit; 0: no cores; 1: unlimited cores */
+	const struct rlimit *nofile;  /* RLIMIT_NOFILE to set, or NULL: inherit */
 	const char *cwd;            /* NULL: inherit */
 	const sigset_t *sigmask;    /* the mask the child starts with */
 	/* Called in the parent after the child exists and before it execs, e.g.
