@@ -41,11 +41,12 @@ int finish_series(const struct finish_req *f)
 	bool loaded = rc == 0;
 	if (loaded) {
 		results_finish(&res);
-		rc = report_write_results(&res, f->dir, f->reports);
+		if (!f->read_only)
+			rc = report_write_results(&res, f->dir, f->reports);
 	}
-	if (rc < 0)
+	if (rc < 0 && !f->read_only)   /* read_only: the engine has said why */
 		fprintf(stderr, "jostle: cannot write the reports in '%s': %s\n", f->dir, strerror(-rc));
-	else if (f->matrix)
+	else if (rc == 0 && f->matrix)
 		report_print_matrix(stderr, &res);
 	if (loaded && f->summary)
 		summary_print(&res, f->summary, f->dir, f->elapsed_s, f->stop_reason);

@@ -18,6 +18,8 @@ struct finish_req {
 	double elapsed_s;
 	const char *stop_reason;  /* borrowed */
 	FILE *summary;            /* where the end-of-series summary goes, or NULL */
+	bool read_only;           /* the folder cannot be written (a full disk, removed:
+	                             the engine said so): no summary.json, no reports */
 };
 
 /*

@@ -32,7 +32,8 @@ struct fdlimit {
 	bool raised;          /* the soft limit was raised (children get orig) */
 };
 
-/* Descriptors a series of JOBS concurrent runs needs (pure). */
+/* Descriptors a series of JOBS concurrent runs needs (pure), besides those
+ * open when it starts (fdlimit_fit counts them). */
 unsigned long fdlimit_need(unsigned jobs);
 
 /*

@@ -89,6 +89,8 @@ struct series {
 	int interrupts;
 	const char *stop_reason;
 	int start_error;            /* -errno of an exec failure: exit 2 */
+	int write_error;            /* -errno: the results could not be written: exit 3 */
+	unsigned fd_cap;            /* runs at a time since a start ran out of descriptors (0: jobs) */
 	/* Live counts for the stopping rules and the exit status; the end
 	 * of the series is told from runs.jsonl (series_reports). */
 	uint64_t by_outcome[OUT__COUNT];
@@ -405,13 +407,40 @@ static void cancel_all(struct series *s, const struct run *done, int64_t now)
 	}
 }
 
-static void write_log(struct series *s, const char *rel)
+/*
+ * The results cannot be written any more (a full disk, the folder removed):
+ * say so once and end the series. runs.jsonl keeps every complete record
+ * (record_write never leaves half of one); runs still going are not
+ * recorded.
+ */
+static void results_lost(struct series *s, int err, int64_t now)
+{
+	if (s->write_error)
+		return;
+	s->write_error = err;
+	if (err == -ENOENT)
+		fprintf(stderr, "jostle: the results folder '%s' was removed; stopping\n", s->o->out_dir);
+	else
+		fprintf(stderr, "jostle: cannot write the results in '%s': %s; stopping (runs.jsonl "
+			"keeps every run recorded before)\n", s->o->out_dir, strerror(-err));
+	note_stop(s, "results not writable");
+	cancel_all(s, NULL, now);
+}
+
+static int write_log(struct series *s, const char *rel)
 {
 	char *path = path_join(s->o->out_dir, rel);
 	int rc = fileio_write_file(path, dbuf_str(&s->text), s->text.len);
 	if (rc < 0)
-		fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(-rc));
+		unlink(path);   /* no half log */
 	free(path);
+	return rc;
+}
+
+static void write_record(struct series *s, int64_t now)
+{
+	if (!s->write_error && record_write(s->jsonl_fd, &s->line) < 0)
+		results_lost(s, -errno, now);
 }
 
 /* Where the run had a cgroup of its own, its account is the whole truth. */
@@ -504,7 +533,11 @@ static void finish(struct series *s, struct run *r, int64_t now)
 				(s->first_pass_logged < 0);
 		if (want_log) {
 			snprintf(logrel, sizeof(logrel), "logs/%" PRIu64 ".log", r->index);
-			write_log(s, logrel);
+			int rc = write_log(s, logrel);
+			if (rc < 0) {
+				results_lost(s, rc, now);
+				want_log = false;
+			}
 			if (r->outcome == OUT_PASS)
 				s->first_pass_logged = (int64_t)r->index;
 		}
@@ -512,8 +545,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		dbuf_reset(&s->line);
 		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
 			   want_log ? logrel : NULL);
-		if (record_write(s->jsonl_fd, &s->line) < 0)
-			fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+		write_record(s, now);
 		s->by_outcome[r->outcome]++;
 		progress_count(&s->prog, r->outcome);
 		uint64_t fails = failures(s);
@@ -841,7 +873,7 @@ static int loop(struct series *s)
 			note_stop(s, "time budget spent");
 			cancel_all(s, NULL, now);
 		}
-		while (s->active < s->o->jobs && may_launch(s, now) &&
+		while (s->active < (s->fd_cap ? s->fd_cap : s->o->jobs) && may_launch(s, now) &&
 		       pressure_may_launch(&s->pr, s->active)) {
 			struct run *r = NULL;
 			for (unsigned i = 0; i < s->nslots; i++)
@@ -852,6 +884,14 @@ static int loop(struct series *s)
 			if (!r)
 				break;   /* every slot holds a run being diagnosed or ended */
 			int rc = launch(s, r, now);
+			if ((rc == -EMFILE || rc == -ENFILE) && s->active > 0) {
+				/* descriptors fdlimit.h did not count: fewer at a time */
+				if (!s->fd_cap)
+					fprintf(stderr, "jostle: warning: out of file descriptors with %u "
+						"runs going: running %u at a time\n", s->active, s->active);
+				s->fd_cap = s->active;
+				break;
+			}
 			if (rc < 0) {
 				s->start_error = rc;
 				note_stop(s, "start error");
@@ -941,8 +981,7 @@ static void series_end(struct series *s, double elapsed)
 	}
 	dbuf_reset(&s->line);
 	record_end(&s->line, s->series_id, s->stop_reason, s->interrupted, elapsed);
-	if (record_write(s->jsonl_fd, &s->line) < 0)
-		fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+	write_record(s, clock_mono_ns());
 	struct finish_req f = {
 		.dir = o->out_dir,
 		.reports = !o->no_report,
@@ -950,6 +989,7 @@ static void series_end(struct series *s, double elapsed)
 		.elapsed_s = elapsed,
 		.stop_reason = s->stop_reason,
 		.summary = s->start_error ? NULL : stderr,
+		.read_only = s->write_error != 0,
 	};
 	(void)finish_series(&f);
 }
@@ -1034,8 +1074,7 @@ int series_run(struct run_opts *o)
 	s.end_budget = o->time_ns ? s.start_mono + o->time_ns : 0;
 	dbuf_reset(&s.line);
 	record_series(&s.line, s.series_id, o, s.start_real);
-	if (record_write(s.jsonl_fd, &s.line) < 0)
-		fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
+	write_record(&s, s.start_mono);
 	progress_init(&s.prog, o, s.start_mono);
 
 	int lrc = loop(&s);
@@ -1055,7 +1094,7 @@ int series_run(struct run_opts *o)
 		status = 2;
 	} else {
 		pressure_summary_print(&s.pr, stderr);
-		if (lrc < 0)
+		if (lrc < 0 || s.write_error)
 			status = 3;
 		else if (s.interrupted)
 			status = 130;

@@ -59,6 +59,10 @@ check_eq "ulimit -n 100, -j 64: the crashes with their frames" \
 check "ulimit -n 100, -j 64: one warning says how many run at a time" \
 	grep -q 'warning: -j 64 needs about .* file descriptors and the limit is 100 (ulimit -n): running [0-9]* at a time' "$TMP/nofile.out"
 check "ulimit -n 100, -j 64: no start error" not grep -q 'Too many open files' "$TMP/nofile.out"
+(ulimit -n 100; for fd in $(seq 10 40); do eval "exec $fd</dev/null"; done
+ exec "$JOSTLE" run -q -n 100 -j 64 -o "$TMP/inherit" -- sleep 0.1) > "$TMP/inherit.out" 2>&1
+check_eq "ulimit -n 100 and 31 descriptors inherited, -j 64: every run" \
+	"$(json "$TMP/inherit/runs.jsonl" 'len(rows)'):$(grep -c 'Too many open files' "$TMP/inherit.out")" "100:0"
 (ulimit -S -n 70; exec "$JOSTLE" run -q -n 64 -j 64 -o "$TMP/soft" -- sh -c 'ulimit -n; [ "$JOSTLE_RUN" != 0 ] || exit 1') \
 	> "$TMP/soft.out" 2>&1
 check_eq "soft limit 70, -j 64: raised for jostle, no warning" "$(grep -c warning "$TMP/soft.out")" 0
