@@ -19,7 +19,9 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || for f in tests/fuzz/fuzz_*.c; do t=${f##*/fuzz_}; targets+=("${t%.c}"); done
 make -s fuzz >/dev/null || { echo "bench/fuzz.sh: make fuzz failed" >&2; exit 2; }
 mkdir -p build-fuzz/logs
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/fuzz/lsan.supp}
+# lsan.supp names functions: symbolize even where the caller said not to
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PWD/tests/fuzz/lsan.supp:symbolize=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}symbolize=1
 # run copies, so that a rebuild meanwhile (make fuzz) does not touch them
 bin=$(mktemp -d build-fuzz/run.XXXXXX); trap 'rm -rf "$bin"' EXIT
 cp build-fuzz/fuzz/fuzz_* "$bin"/

@@ -21,7 +21,11 @@ if ! ls "$FUZZ"/fuzz_* >/dev/null 2>&1; then
 	exit 0
 fi
 
-export LSAN_OPTIONS=suppressions=$ROOT/tests/fuzz/lsan.supp   # leaks of dependencies
+# lsan.supp names a leak of a dependency by function: the sanitizers must
+# symbolize (under `jostle run`, as in bench/selftest.sh, runs get
+# symbolize=0: the last value in the options wins)
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$ROOT/tests/fuzz/lsan.supp:symbolize=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}symbolize=1
 for src in "$ROOT"/tests/fuzz/fuzz_*.c; do
 	t=${src##*/fuzz_}; t=${t%.c}
 	if [ ! -x "$FUZZ/fuzz_$t" ]; then not_ok "$t: built (make fuzz)"; continue; fi
