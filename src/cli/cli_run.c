@@ -27,7 +27,7 @@ static const char usage_text[] =
 "      --until RULE       stop early: first-failure | failures:K | confident:RATE\n"
 "                         (confident: stop when 0 failures bound the rate below\n"
 "                         RATE with 95% confidence, e.g. 0.01 or 1%, or at a failure)\n"
-"  -j, --jobs N           concurrent runs (default: online CPUs)\n"
+"  -j, --jobs N           concurrent runs (default: the CPUs jostle may use)\n"
 "      --timeout DUR      per-run limit; a run past it is a hang (default 10m)\n"
 "      --grace DUR        SIGTERM to SIGKILL delay when ending a run (default 1s)\n"
 "What counts as failure:\n"

@@ -1,6 +1,7 @@
 /*
  * machine.c: host facts for the record (see machine.h).
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sysinfo.h>
@@ -11,10 +12,20 @@
 #include "util/jsonw.h"
 #include "util/banned.h"
 
-unsigned machine_cpus(void)
+static unsigned online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned)n : 1;
+}
+
+unsigned machine_cpus(void)
+{
+	cpu_set_t m;
+	unsigned online = online_cpus();
+	if (sched_getaffinity(0, sizeof(m), &m) < 0)
+		return online;
+	unsigned n = (unsigned)CPU_COUNT(&m);
+	return n && n < online ? n : online;
 }
 
 void machine_json(struct dbuf *b)
@@ -34,7 +45,7 @@ void machine_json(struct dbuf *b)
 	dbuf_addc(b, ',');
 	jsonw_kstr(b, "kernel", kernel);
 	dbuf_addc(b, ',');
-	jsonw_kint(b, "cpus", machine_cpus());
+	jsonw_kint(b, "cpus", online_cpus());
 	dbuf_addc(b, ',');
 	jsonw_kdbl(b, "loadavg", load[0]);
 	dbuf_addc(b, ',');

@@ -9,7 +9,8 @@
 
 /* Append the JSON object {"hostname":...,"kernel":...,"cpus":N,...}. */
 void machine_json(struct dbuf *b);
-/* Online CPUs (at least 1). */
+/* The CPUs jostle may run on: online and in its affinity mask, as nproc(1)
+ * counts them (a container's or taskset's share, not the host's); at least 1. */
 unsigned machine_cpus(void);
 
 #endif

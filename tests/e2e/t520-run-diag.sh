@@ -66,14 +66,16 @@ check "python fallback: traceback in the log" grep -q 'line 3 in fake_wait' "$TM
 check_eq "python fallback: frames from the traceback" "$(runs "$TMP/pyfh" '",".join(rows[0]["frames"])')" "fake.py:fake_wait"
 
 # --- sanitizers print module+offset (jostle names the frames): their options ---
-# (the suite's own UBSAN_OPTIONS set aside; the crash handler may append
+# (the suite's own sanitizer options set aside, and those a jostle running
+# this test gives it (bench/selftest.sh); the crash handler may append
 # verify_asan_link_order=0 to ASAN_OPTIONS)
-env -u UBSAN_OPTIONS ASAN_OPTIONS=detect_leaks=0 "$JOSTLE" run -q -n 1 -o "$TMP/env" -- /usr/bin/env > /dev/null 2>&1
+nosan="env -u UBSAN_OPTIONS -u TSAN_OPTIONS -u MSAN_OPTIONS -u LSAN_OPTIONS"
+$nosan ASAN_OPTIONS=detect_leaks=0 "$JOSTLE" run -q -n 1 -o "$TMP/env" -- /usr/bin/env > /dev/null 2>&1
 check "sanitizer options: the user's kept, symbolize=0 added" grep -Eq '^ASAN_OPTIONS=detect_leaks=0:symbolize=0(:|$)' "$TMP/env/logs/0.log"
 check "sanitizer options: set where unset" grep -qx 'UBSAN_OPTIONS=symbolize=0' "$TMP/env/logs/0.log"
-env -u UBSAN_OPTIONS ASAN_OPTIONS=detect_leaks=0 TSAN_OPTIONS=symbolize=1 "$JOSTLE" run -q -n 1 -o "$TMP/env1" -- /usr/bin/env > /dev/null 2>&1
+$nosan ASAN_OPTIONS=detect_leaks=0 TSAN_OPTIONS=symbolize=1 "$JOSTLE" run -q -n 1 -o "$TMP/env1" -- /usr/bin/env > /dev/null 2>&1
 check "sanitizer options: the user's symbolize= decides for all" test -z "$(grep 'symbolize=0' "$TMP/env1/logs/0.log")"
-env -u UBSAN_OPTIONS ASAN_OPTIONS=detect_leaks=0 "$JOSTLE" run -q -n 1 --sanitizer-symbolize -o "$TMP/env2" -- /usr/bin/env > /dev/null 2>&1
+$nosan ASAN_OPTIONS=detect_leaks=0 "$JOSTLE" run -q -n 1 --sanitizer-symbolize -o "$TMP/env2" -- /usr/bin/env > /dev/null 2>&1
 check "--sanitizer-symbolize: options untouched" grep -Eq '^ASAN_OPTIONS=detect_leaks=0(:verify_asan_link_order=0)?$' "$TMP/env2/logs/0.log"
 check "--sanitizer-symbolize: nothing added" test -z "$(grep '^UBSAN_OPTIONS=' "$TMP/env2/logs/0.log")"
 
