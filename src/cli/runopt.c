@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/runopt.h"
+#include "pressure/cpuset.h"
 #include "results/finish.h"
 #include "run/machine.h"
 #include "run/matrix.h"
@@ -324,6 +325,18 @@ int runopt_finish(struct runopt *p)
 		fprintf(stderr, "jostle: warning: %s\n", why);
 	if (!p->seed_set && getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
 		o->seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
+	if (o->matrix) {
+		/* a cell named cpus=4 that ran on 2 CPUs would compare nothing */
+		unsigned most = 0;
+		for (size_t cell = 0; cell < o->matrix->cells; cell++)
+			if (matrix_cpus(o->matrix, cell) > most)
+				most = matrix_cpus(o->matrix, cell);
+		struct cpuset avail;
+		if (most && cpuset_available(&avail) == 0 && most > (unsigned)avail.n)
+			return cli_usage_error(NULL, "--matrix cpus=%u: only %d CPU%s available to "
+					       "jostle; use at most cpus=%d", most, avail.n,
+					       avail.n == 1 ? " is" : "s are", avail.n);
+	}
 	if (o->matrix && matrix_cpus(o->matrix, 0) && (o->pressure.any || p->replay))
 		return cli_usage_error(NULL, "--matrix cpus=... cannot be combined with --cpus, "
 				       "--cpu-quota, --noise, --chaos or --replay yet; use an "

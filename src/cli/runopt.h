@@ -55,7 +55,7 @@ struct runopt {
 	bool seed_set, jobs_set;
 };
 
-/* The defaults of `jostle run` (jobs: the online CPUs, --timeout 10m, ...). */
+/* The defaults of `jostle run` (jobs: the CPUs jostle may use, --timeout 10m, ...). */
 void runopt_init(struct runopt *p);
 
 /* Is getopt's code c one of runopt_long's (or RUNOPT_SHORT's)? */
