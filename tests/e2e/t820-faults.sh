@@ -3,7 +3,7 @@
 # mid-series, the results folder removed while jostle runs, few file
 # descriptors at -j 64, jostle itself stopped and continued; and the clock
 # rule (deadlines and durations on the monotonic clock only).
-# (kill -9 of jostle: t810-kill9.sh)
+# (kill -9 of jostle: t830-kill9.sh)
 . "$(dirname "$0")/../lib.sh"
 F=$FIX/flaky
 not() { ! "$@"; }
