@@ -320,9 +320,9 @@ int runopt_finish(struct runopt *p)
 	rc = shard_resolve(p);
 	if (rc)
 		return rc;
-	char why[256];
-	if (fdlimit_fit(&o->fdlimit, &o->jobs, why, sizeof(why)) > 0)
-		fprintf(stderr, "jostle: warning: %s\n", why);
+	char fdwhy[256];
+	if (fdlimit_fit(&o->fdlimit, &o->jobs, fdwhy, sizeof(fdwhy)) > 0)
+		fprintf(stderr, "jostle: warning: %s\n", fdwhy);
 	if (!p->seed_set && getrandom(&o->seed, sizeof(o->seed), 0) != (ssize_t)sizeof(o->seed))
 		o->seed = (uint64_t)clock_real_ns() ^ (uint64_t)getpid();
 	if (o->matrix) {
