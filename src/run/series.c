@@ -512,20 +512,26 @@ static void finish(struct series *s, struct run *r, int64_t now)
 	r->end_mono = r->end_mono ? r->end_mono : now;
 	if (r->cancelled) {
 		/* Still going when the series ended: recorded, so that a long
-		 * run cut by --time does not vanish, and counted in no rate. */
+		 * run cut by --time does not vanish, and counted in no rate.
+		 * Not when the results cannot be written (results_lost() said
+		 * so once). */
 		char logrel[64];
 		r->outcome = OUT_CUT;
-		dbuf_reset(&s->text);
-		capture_text(&r->cap, &s->text);
-		snprintf(logrel, sizeof(logrel), "logs/%" PRIu64 ".log", r->index);
-		write_log(s, logrel);
-		dbuf_reset(&s->line);
-		r->cut_by = s->stop_reason;
-		account_cgroup(s, r);
-		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap, logrel);
-		if (record_write(s->jsonl_fd, &s->line) < 0)
-			fprintf(stderr, "jostle: cannot append to runs.jsonl: %s\n", strerror(errno));
 		s->by_outcome[OUT_CUT]++;
+		if (!s->write_error) {
+			dbuf_reset(&s->text);
+			capture_text(&r->cap, &s->text);
+			snprintf(logrel, sizeof(logrel), "logs/%" PRIu64 ".log", r->index);
+			int rc = write_log(s, logrel);
+			if (rc < 0)
+				results_lost(s, rc, now);
+			dbuf_reset(&s->line);
+			r->cut_by = s->stop_reason;
+			account_cgroup(s, r);
+			record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
+				   rc < 0 ? NULL : logrel);
+			write_record(s, now);
+		}
 	} else {
 		classify(s, r);
 		char logrel[64] = "";
