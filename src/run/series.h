@@ -17,8 +17,8 @@
 
 #include "pressure/pressure.h"
 #include "run/capture.h"
-#include "run/plan.h"
 #include "run/fdlimit.h"
+#include "run/plan.h"
 #include "run/rundiag.h"
 #include "signature/signature.h"
 #include "util/strvec.h"
