@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "diagnose/crashlog.h"
+#include "diagnose/dwname.h"
 #include "diagnose/stack.h"
 #include "signature/frame.h"
 #include "util/dbuf.h"
@@ -114,8 +115,10 @@ static const char *parse_stack(struct crashlog *c, const char *line, size_t n, c
 	value(line, n, 6, buf, sizeof(buf));
 	uint64_t addr = strtoull(buf, &sp, 16), len;
 	if (sp == buf || !parse_num(sp, 10, &len))
-		return p;   /* a line we cannot read: what follows is not text; the maps end it */
+		return p;   /* a line we cannot read: what follows is not text */
 	size_t have = (size_t)(end - p) < len ? (size_t)(end - p) : (size_t)len;
+	if (!len && !c->lost_sp)
+		c->lost_sp = addr;   /* the writer found no readable mapping at sp */
 	if (c->nstack < CRASHLOG_MAX_STACKS && have) {
 		struct crashlog_stack *s = &c->stack[c->nstack++];
 		s->addr = addr;
@@ -127,12 +130,56 @@ static const char *parse_stack(struct crashlog *c, const char *line, size_t n, c
 	return p < end && *p == '\n' ? p + 1 : p;
 }
 
+/* "hole ADDR LEN": bytes of the last stack copy that could not be read. */
+static void parse_hole(struct crashlog *c, const char *line, size_t n)
+{
+	char buf[64];
+	char *sp;
+	value(line, n, 5, buf, sizeof(buf));
+	uint64_t addr = strtoull(buf, &sp, 16), len;
+	if (sp == buf || !parse_num(sp, 10, &len) || !c->nstack)
+		return;
+	struct crashlog_stack *s = &c->stack[c->nstack - 1];
+	s->hole = addr;
+	s->hole_len = (size_t)len;
+}
+
+/* "also TID SIGNO PC ADDR": another thread that crashed meanwhile. */
+static void parse_also(struct crashlog *c, const char *line, size_t n)
+{
+	char buf[128];
+	char *p, *e;
+	value(line, n, 5, buf, sizeof(buf));
+	struct crashlog_also a;
+	memset(&a, 0, sizeof(a));
+	a.tid = (pid_t)strtol(buf, &p, 10);
+	a.signo = (int)strtol(p, &e, 10);
+	if (e == p || c->nalso >= CRASHLOG_MAX_ALSO)
+		return;
+	a.pc = strtoull(e, &p, 16);
+	a.addr = strtoull(p, NULL, 16);
+	c->also[c->nalso++] = a;
+}
+
+/* Lines that end the maps copy of version 3 (the copy ran to the end before). */
+static bool maps_end(const char *line, size_t n)
+{
+	return starts(line, n, "stack") || starts(line, n, "hole") || starts(line, n, "also") ||
+	       starts(line, n, "also-more") || (n == 3 && !memcmp(line, "end", 3));
+}
+
 int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why, size_t whylen)
 {
 	const char *p = text, *end = text + len;
 	bool header = false, in_maps = false;
 	char buf[64];
 	uint64_t v;
+	out->bytes = len;
+	if (!len) {
+		snprintf(why, whylen, "empty crash record (the process was killed as its handler "
+			 "created the file)");
+		return -ENODATA;
+	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -145,11 +192,15 @@ int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why
 			}
 			out->version = (int)strtol(value(line, n, 13, buf, sizeof(buf)), NULL, 10);
 			header = true;
-		} else if (in_maps) {
+		} else if (in_maps && !(out->version >= 3 && maps_end(line, n))) {
 			if (nl)   /* a last line without its newline may be cut short */
 				parse_map(out, line, n);
 		} else if (n == 4 && !memcmp(line, "maps", 4)) {
 			in_maps = true;
+			out->has_maps = true;
+		} else if (n == 3 && !memcmp(line, "end", 3) && nl) {
+			out->complete = true;
+			in_maps = false;
 		} else if (starts(line, n, "signal")) {
 			value(line, n, 7, buf, sizeof(buf));
 			char *name;
@@ -181,19 +232,38 @@ int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why
 				out->regmask |= 1ULL << r;
 			}
 		} else if (starts(line, n, "stack") && nl) {
+			in_maps = false;
 			p = parse_stack(out, line, n, p, end);
+		} else if (starts(line, n, "hole") && nl) {
+			parse_hole(out, line, n);
+		} else if (starts(line, n, "also") && nl) {
+			parse_also(out, line, n);
+		} else if (starts(line, n, "also-more") && nl &&
+			   parse_num(value(line, n, 10, buf, sizeof(buf)), 10, &v)) {
+			out->nalso_more = (size_t)v;
 		}
 		/* unknown lines: a later version's additions */
 	}
-	if (!header) {
-		snprintf(why, whylen, "empty crash record");
-		return -EINVAL;
-	}
 	if (!out->signo || !out->pid) {
-		snprintf(why, whylen, "crash record without a signal or pid (cut short?)");
+		snprintf(why, whylen, "crash record cut short in its first lines (%zu bytes, no %s): the "
+			 "process was killed as its handler began writing", len, out->signo ? "pid" : "signal");
 		return -EINVAL;
 	}
 	return 0;
+}
+
+bool crashlog_truncation(const struct crashlog *c, char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (c->version < 3 || c->complete)
+		return false;
+	const char *where = !c->has_maps ? "before its maps copy (no file of the process is known)" :
+			    !c->nstack && !c->lost_sp ? "in its maps copy or before its stack copy" :
+			    "in or after its stack copy";
+	snprintf(buf, len, "the crash record is cut short %s, at %zu bytes: its writer was killed "
+		 "(SIGKILL to the process group, or the disk is full)", where, c->bytes);
+	return true;
 }
 
 int crashlog_read(const char *path, struct crashlog *out, char *why, size_t whylen)
@@ -293,8 +363,6 @@ int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_n
 
 /* ---- unwinding ---- */
 
-static char *debuginfo_path;
-
 #if defined(__x86_64__)
 #define HOST_ARCH "x86_64"
 #elif defined(__aarch64__)
@@ -329,11 +397,14 @@ static int unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *name, 
 	return fd;
 }
 
-static const Dwfl_Callbacks unwind_callbacks = {
-	.find_elf = unwind_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-};
+static const Dwfl_Callbacks *unwind_callbacks(Dwfl_Callbacks *cb)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->find_elf = unwind_find_elf;
+	cb->find_debuginfo = dwfl_standard_find_debuginfo;
+	cb->debuginfo_path = dwname_debuginfo_path();
+	return cb;
+}
 
 /* Each mapped file as one module where the crashed process had it, as
  * dwfl_linux_proc_report() would have from the live process: from its
@@ -394,6 +465,8 @@ static bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, 
 	for (size_t i = 0; i < u->c->nstack; i++) {
 		const struct crashlog_stack *s = &u->c->stack[i];
 		if (addr >= s->addr && addr - s->addr + sizeof(*result) <= s->len) {
+			if (s->hole_len && addr + sizeof(*result) > s->hole && addr < s->hole + s->hole_len)
+				return false;   /* zeros the writer put where memory was gone */
 			memcpy(result, s->bytes + (addr - s->addr), sizeof(*result));
 			return true;
 		}
@@ -443,6 +516,23 @@ static int unwind_frame(Dwfl_Frame *frame, void *arg)
 	return u->n < CRASHLOG_MAX_PCS ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
+/* An ELF file of this machine's architecture, for libdwfl's backend when
+ * no file of the crashed process can be read (they were deleted, or the
+ * record was cut short before its maps copy): jostle's own executable. */
+static Elf *host_elf(int *fd)
+{
+	elf_version(EV_CURRENT);
+	*fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!e) {
+		close(*fd);
+		*fd = -1;
+	}
+	return e;
+}
+
 int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 {
 	if (!c->regmask || !c->npc)
@@ -451,19 +541,21 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 		snprintf(why, whylen, "a crash record of '%s' on '%s': only its pc is known", c->arch, HOST_ARCH);
 		return -ENOTSUP;
 	}
-	Dwfl *dwfl = dwfl_begin(&unwind_callbacks);
+	Dwfl_Callbacks cb;
+	Dwfl *dwfl = dwfl_begin(unwind_callbacks(&cb));
 	if (!dwfl) {
 		snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
 		return -ENOMEM;
 	}
 	struct unwind *u = xcalloc(1, sizeof(*u));
 	u->c = c;
-	int rc = 0;
+	int rc = 0, efd = -1;
+	Elf *arch = host_elf(&efd);
 	if (unwind_report(dwfl, c) != 0) {
 		snprintf(why, whylen, "dwfl_report_end: %s", dwfl_errmsg(-1));
 		rc = -ENOMEM;
-	} else if (!dwfl_attach_state(dwfl, NULL, c->pid, &unwind_thread_callbacks, u)) {
-		snprintf(why, whylen, "no file of the crashed process could be read (%s)", dwfl_errmsg(-1));
+	} else if (!dwfl_attach_state(dwfl, arch, c->pid, &unwind_thread_callbacks, u)) {
+		snprintf(why, whylen, "cannot unwind: %s", dwfl_errmsg(-1));
 		rc = -ENOENT;
 	} else {
 		/* an error at the outermost frame is how most unwinds end */
@@ -474,24 +566,24 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 		}
 	}
 	dwfl_end(dwfl);
+	if (arch)
+		elf_end(arch);
+	if (efd >= 0)
+		close(efd);
 	if (u->n) {
 		memcpy(c->pc, u->pc, u->n * sizeof(c->pc[0]));
 		memcpy(c->exact, u->exact, u->n * sizeof(c->exact[0]));
 		c->npc = u->n;
 		rc = (int)c->npc;
+		if (u->n == 1 && !c->nstack)
+			snprintf(why, whylen, "only the crashing pc: %s", c->lost_sp ?
+				 "the stack at its sp was not mapped any more" : "the record holds no stack copy");
 	}
 	free(u);
 	return rc;
 }
 
 /* ---- symbolizing ---- */
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 static const struct crashlog_map *map_of(const struct crashlog *c, uint64_t addr)
 {
@@ -534,6 +626,7 @@ struct cached_file {
 };
 
 struct crashlog_symbols {
+	Dwfl_Callbacks cb;         /* the Dwfl keeps a pointer to them */
 	Dwfl *dwfl;
 	struct cached_file file[SYMBOLS_MAX_FILES];
 	size_t n;
@@ -544,6 +637,10 @@ struct crashlog_symbols *crashlog_symbols_new(void)
 {
 	struct crashlog_symbols *k = xcalloc(1, sizeof(*k));
 	k->next_base = SYMBOLS_FIRST_BASE;
+	k->cb.find_elf = dwfl_build_id_find_elf;
+	k->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	k->cb.section_address = dwfl_offline_section_address;
+	k->cb.debuginfo_path = dwname_debuginfo_path();
 	return k;
 }
 
@@ -573,7 +670,7 @@ static struct cached_file *file_of(struct crashlog_symbols *k, const struct cras
 			free(k->file[i].path);
 		k->n = 0;
 		k->next_base = SYMBOLS_FIRST_BASE;
-		k->dwfl = dwfl_begin(&offline_callbacks);
+		k->dwfl = dwfl_begin(&k->cb);
 		if (!k->dwfl) {
 			snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
 			return NULL;
@@ -605,10 +702,31 @@ static struct cached_file *file_of(struct crashlog_symbols *k, const struct cras
 	return f;
 }
 
+/* The name of the pc at AT (a return address already moved back) of
+ * record c: its symbol (true), else module+offset (dwname.h), "" when no
+ * file of the record holds it. *mod and *moved: where the cache has it. */
+static bool name_pc(struct crashlog_symbols *k, const struct crashlog *c, uint64_t at, char *name,
+		    size_t len, Dwfl_Module **mod, Dwarf_Addr *moved, char *note, size_t notelen)
+{
+	const struct crashlog_map *m = map_of(c, at);
+	const struct crashlog_map *b = m && m->path[0] == '/' && m->inode ? base_of(c, m) : NULL;
+	struct cached_file *f = b ? file_of(k, b, note, notelen) : NULL;
+	*mod = f ? f->mod : NULL;
+	/* the pc where the cache placed the file: same offset from its first load */
+	*moved = *mod ? f->low + (at - b->start) : 0;
+	name[0] = '\0';
+	if (*mod)
+		return dwname_lookup(*mod, *moved, name, len);
+	if (b)   /* the file could not be read: its offset from the first load */
+		snprintf(name, len, "%s+0x%" PRIx64, frame_basename(b->path), at - b->start);
+	return false;
+}
+
 int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c, struct stack_set *out,
 		       struct dbuf *text, char *why, size_t whylen)
 {
-	char note[512] = "";
+	char note[512] = "", unnamed[256] = "";
+	size_t nunnamed = 0;
 	if (!c->npc) {
 		snprintf(why, whylen, "the crash record has no pc");
 		return -ENODATA;
@@ -618,23 +736,31 @@ int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c,
 	int named = 0;
 	for (size_t i = 0; i < c->npc; i++) {
 		uint64_t at = lookup_pc(c, i);
+		Dwfl_Module *mod;
+		Dwarf_Addr moved;
+		char name[512];
+		bool sym = name_pc(k, c, at, name, sizeof(name), &mod, &moved, note, sizeof(note));
 		const struct crashlog_map *m = map_of(c, at);
-		const struct crashlog_map *b = m && m->path[0] == '/' && m->inode ? base_of(c, m) : NULL;
-		struct cached_file *f = b ? file_of(k, b, note, sizeof(note)) : NULL;
-		/* the pc where the cache placed the file: same offset from its first load */
-		Dwarf_Addr moved = f && f->mod ? f->low + (at - b->start) : 0;
-		Dwfl_Module *mod = f ? f->mod : NULL;
-		const char *name = mod ? dwfl_module_addrname(mod, moved) : NULL;
 		const char *module = m && m->path[0] ? m->path : NULL;
-		stack_thread_push(t, name, module, c->pc[i]);
-		if (name && *name)
+		if (sym) {
+			stack_thread_push(t, name, module, c->pc[i]);
 			named++;
+		} else {
+			stack_thread_push_label(t, name, module, c->pc[i]);
+			size_t u = strlen(unnamed);
+			if (u + 16 < sizeof(unnamed))
+				snprintf(unnamed + u, sizeof(unnamed) - u, "%s#%zu", nunnamed ? ", " : "", i);
+			nunnamed++;
+		}
 		if (!text)
 			continue;
 		const struct stack_frame *fr = &t->frames[t->nr - 1];
 		dbuf_addf(text, "  #%zu %s", i, fr->fn[0] ? fr->fn : "??");
-		if (module)
+		if (!sym && fr->fn[0]) {
+			dbuf_adds(text, " (no symbol)");
+		} else if (module) {
 			dbuf_addf(text, " in %s", frame_basename(module));
+		}
 		Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, moved) : NULL;
 		int lineno = 0;
 		const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
@@ -644,10 +770,43 @@ int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c,
 			dbuf_addf(text, " +0x%" PRIx64, c->pc[i] - m->start + m->offset);
 		dbuf_addc(text, '\n');
 	}
+	if (text) {
+		char cut[256];
+		if (nunnamed)
+			dbuf_addf(text, "  (no symbol names frame%s %s%s: named by module and the file address "
+				  "of the function's start)\n", nunnamed > 1 ? "s" : "", unnamed,
+				  nunnamed > 16 ? ", ..." : "");
+		if (c->lost_sp)
+			dbuf_addf(text, "  (the stack at sp 0x%" PRIx64 " was not mapped: only the crashing pc "
+				  "is known)\n", c->lost_sp);
+		for (size_t i = 0; i < c->nstack; i++)
+			if (c->stack[i].hole_len)
+				dbuf_addf(text, "  (%zu bytes of the stack copy at 0x%" PRIx64 " could not be read: "
+					  "unmapped as the process ended; the unwind stops there)\n",
+					  c->stack[i].hole_len, c->stack[i].hole);
+		if (crashlog_truncation(c, cut, sizeof(cut)))
+			dbuf_addf(text, "  (%s)\n", cut);
+		for (size_t i = 0; i < c->nalso; i++) {
+			const struct crashlog_also *a = &c->also[i];
+			Dwfl_Module *mod;
+			Dwarf_Addr moved;
+			char name[512], fn[256];
+			name_pc(k, c, a->pc, name, sizeof(name), &mod, &moved, note, sizeof(note));
+			frame_normalize(name, fn, sizeof(fn));
+			dbuf_addf(text, "  also: thread %d crashed at the same time (SIG%s at 0x%" PRIx64 ") in %s\n",
+				  (int)a->tid, sigabbrev_np(a->signo) ? sigabbrev_np(a->signo) : "signal", a->addr,
+				  name[0] && !strchr(name, '+') ? fn : name[0] ? name : "??");
+		}
+		if (c->nalso_more)
+			dbuf_addf(text, "  also: %zu more threads crashed at the same time\n", c->nalso_more);
+	}
 	if (!cache)
 		crashlog_symbols_free(k);
 	if (!named && note[0])
 		snprintf(why, whylen, "%s", note);
+	else if (!named && nunnamed && t->nr && t->frames[0].fn[0])
+		snprintf(why, whylen, "no symbol names a frame of the crash (stripped?): "
+			 "frames named by module and offset");
 	else if (!named)
 		snprintf(why, whylen, "no frame of the crash could be named");
 	return named;

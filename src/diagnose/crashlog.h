@@ -4,11 +4,14 @@
  *
  * A record is DIR/crashes/RUN.PID.txt (docs/FORMAT.md): the signal, the
  * fault address, the crashing pid and tid, and a copy of the process's
- * /proc/self/maps; then either (version 2) the crashing thread's registers
- * and a raw copy of its stack, or (version 1, and the handler on an
- * architecture it has no registers for) the pcs backtrace() found.
+ * /proc/self/maps; then either (versions 2 and 3) the crashing thread's
+ * registers and a raw copy of its stack, or (version 1, and the handler on
+ * an architecture it has no registers for) the pcs backtrace() found.
+ * Version 3 ends with an "end" line and may hold "also" lines (other
+ * threads that crashed at the same time) and "hole" lines (stack bytes
+ * that could not be read).
  * crashlog_parse() reads one (pure: text in, struct out; a record cut short
- * by a second fatal signal still parses as far as it goes);
+ * still parses as far as it goes, and says so in complete);
  * crashlog_unwind() turns registers and stack into pcs offline, with
  * elfutils libdwfl and the CFI of the files the maps copy names;
  * crashlog_symbolize() turns pcs into function names, with libdwfl too:
@@ -31,6 +34,7 @@
 #define CRASHLOG_MAX_PCS 64
 #define CRASHLOG_MAX_REGS 64
 #define CRASHLOG_MAX_STACKS 2
+#define CRASHLOG_MAX_ALSO 16
 
 struct crashlog_map {
 	uint64_t start, end, offset, inode;
@@ -38,11 +42,21 @@ struct crashlog_map {
 	char *path;          /* owned; "" for anonymous memory, "[vdso]" ... */
 };
 
-/* A copy of stack memory: the bytes at [addr, addr + len). */
+/* A copy of stack memory: the bytes at [addr, addr + len), of which
+ * [hole, hole + hole_len) could not be read (zeros; hole_len 0: none). */
 struct crashlog_stack {
 	uint64_t addr;
 	size_t len;
 	unsigned char *bytes;           /* owned */
+	uint64_t hole;
+	size_t hole_len;
+};
+
+/* Another thread that crashed while the record was written. */
+struct crashlog_also {
+	pid_t tid;
+	int signo;
+	uint64_t pc, addr;
 };
 
 struct crashlog {
@@ -60,6 +74,13 @@ struct crashlog {
 	uint64_t regmask;               /* bit N: reg[N] was recorded */
 	struct crashlog_stack stack[CRASHLOG_MAX_STACKS];
 	size_t nstack;
+	uint64_t lost_sp;               /* not 0: a stack at this sp could not be read at all */
+	struct crashlog_also also[CRASHLOG_MAX_ALSO];
+	size_t nalso;                   /* also[] used */
+	size_t nalso_more;              /* others the writer had no room for */
+	bool has_maps;                  /* the "maps" line was read */
+	bool complete;                  /* the "end" line was read (version 3) */
+	size_t bytes;                   /* the record's size */
 	struct crashlog_map *maps;      /* owned */
 	size_t nmaps, alloc;
 };
@@ -68,9 +89,19 @@ struct crashlog {
 
 /*
  * Parse TEXT (LEN bytes) into out (initialized with CRASHLOG_INIT).
- * Returns 0, or -EINVAL with a reason in why when TEXT is not a record.
+ * Returns 0, or -EINVAL with a reason in why when TEXT is not a record
+ * (-ENODATA when it is empty). A record of version 3 without its "end" line
+ * parses (complete false): crashlog_truncation() says what it lacks.
  */
 int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why, size_t whylen);
+
+/*
+ * For a record cut short (a version-3 record without its "end" line: the
+ * writer was killed): what it lacks, as a sentence into buf ("cut short in
+ * its maps copy: ..."), and true. False and buf "" for a complete record
+ * (or an older version, which cannot tell).
+ */
+bool crashlog_truncation(const struct crashlog *c, char *buf, size_t len);
 
 /* Read and parse the record at PATH. 0, or -errno with a reason in why. */
 int crashlog_read(const char *path, struct crashlog *out, char *why, size_t whylen);

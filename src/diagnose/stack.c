@@ -78,7 +78,7 @@ struct stack_thread *stack_set_add(struct stack_set *s, pid_t pid, pid_t tid)
 	return t;
 }
 
-void stack_thread_push(struct stack_thread *t, const char *fn, const char *module, uint64_t pc)
+static void push(struct stack_thread *t, const char *name, const char *module, uint64_t pc)
 {
 	if (t->nr >= STACK_MAX_FRAMES) {
 		t->truncated = true;
@@ -86,13 +86,23 @@ void stack_thread_push(struct stack_thread *t, const char *fn, const char *modul
 	}
 	if (!t->frames)
 		t->frames = xcalloc(STACK_MAX_FRAMES, sizeof(*t->frames));
-	char name[256];
-	frame_normalize(fn, name, sizeof(name));
 	struct stack_frame *f = &t->frames[t->nr++];
 	memset(f, 0, sizeof(*f));
 	f->fn = xstrdup(name);
 	f->module = module && *module ? xstrdup(module) : NULL;
 	f->pc = pc;
+}
+
+void stack_thread_push(struct stack_thread *t, const char *fn, const char *module, uint64_t pc)
+{
+	char name[256];
+	frame_normalize(fn, name, sizeof(name));
+	push(t, name, module, pc);
+}
+
+void stack_thread_push_label(struct stack_thread *t, const char *label, const char *module, uint64_t pc)
+{
+	push(t, label ? label : "", module, pc);
 }
 
 void stack_frame_release(struct stack_frame *f)

@@ -25,8 +25,9 @@
 #define STACK_MAX_MERGED (4 * STACK_MAX_FRAMES)
 
 struct stack_frame {
-	char *fn;          /* owned; normalized name, "" when unknown; a Python
-			    * frame's function (co_name) */
+	char *fn;          /* owned; normalized name, "libfoo.so+0x1230" where no
+	                    * symbol covers the pc (dwname.h), "" when unknown; a
+	                    * Python frame's function (co_name) */
 	char *module;      /* owned; object path (or source file), or NULL */
 	uint64_t pc;       /* 0 for Python frames */
 	int line;          /* a Python frame's line, 0 when unknown */
@@ -94,6 +95,9 @@ int stack_capture(pid_t pid, struct stack_set *out, const char **used, char *why
 struct stack_thread *stack_set_add(struct stack_set *s, pid_t pid, pid_t tid);
 /* Append a frame; FN is normalized with frame_normalize(), MODULE copied. */
 void stack_thread_push(struct stack_thread *t, const char *fn, const char *module, uint64_t pc);
+/* Append a frame no symbol names, as LABEL ("libfoo.so+0x1230", dwname.h)
+ * kept as it is: a program frame when MODULE is not runtime (frame.h). */
+void stack_thread_push_label(struct stack_thread *t, const char *label, const char *module, uint64_t pc);
 /* Free the strings of a frame (not the frame). */
 void stack_frame_release(struct stack_frame *f);
 /*

@@ -6,8 +6,10 @@
  * dwfl_getthreads() visits each thread: libdwfl attaches to that thread
  * alone, unwinds it with the CFI of each module (.eh_frame needs no debug
  * info) and detaches, so at any moment at most one thread is stopped.
- * Names come from the symbol tables (dwfl_module_addrname), which costs
- * one binary search per frame and is why 100 threads take milliseconds.
+ * Names come from the symbol tables (dwname.h: .symtab, a debug file by
+ * build-id, .gnu_debugdata, .dynsym, else module+offset of the function's
+ * start), which costs one binary search per frame and is why 100 threads
+ * take milliseconds.
  *
  * A frame whose pc is a return address is looked up at pc - 1, so a call
  * that is the last instruction of a function is not blamed on the next one.
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "diagnose/dwname.h"
 #include "diagnose/stack.h"
 #include "util/banned.h"
 
@@ -32,13 +35,14 @@ struct walk {
 	char why[128];     /* the first thread that could not be unwound: why */
 };
 
-static char *debuginfo_path;
-
-static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-};
+static const Dwfl_Callbacks *proc_callbacks(Dwfl_Callbacks *cb)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->find_elf = dwfl_linux_proc_find_elf;
+	cb->find_debuginfo = dwfl_standard_find_debuginfo;
+	cb->debuginfo_path = dwname_debuginfo_path();
+	return cb;
+}
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
 {
@@ -49,9 +53,12 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 		return DWARF_CB_ABORT;
 	Dwarf_Addr lookup = activation || pc == 0 ? pc : pc - 1;
 	Dwfl_Module *mod = dwfl_addrmodule(w->dwfl, lookup);
-	const char *name = mod ? dwfl_module_addrname(mod, lookup) : NULL;
 	const char *modname = mod ? dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL) : NULL;
-	stack_thread_push(w->cur, name, modname, pc);
+	char name[512];
+	if (dwname_lookup(mod, lookup, name, sizeof(name)))
+		stack_thread_push(w->cur, name, modname, pc);
+	else
+		stack_thread_push_label(w->cur, name, modname, pc);
 	return w->cur->nr >= STACK_MAX_FRAMES ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
 
@@ -74,7 +81,8 @@ static const char *libdw_unavailable(void)
 
 static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t errlen)
 {
-	Dwfl *dwfl = dwfl_begin(&proc_callbacks);
+	Dwfl_Callbacks cb;
+	Dwfl *dwfl = dwfl_begin(proc_callbacks(&cb));
 	if (!dwfl) {
 		snprintf(err, errlen, "dwfl_begin: %s", dwfl_errmsg(-1));
 		return -ENOMEM;
@@ -115,11 +123,14 @@ static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t err
 	return w.threads ? w.threads : -EIO;
 }
 
-static const Dwfl_Callbacks core_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.debuginfo_path = &debuginfo_path,
-};
+static const Dwfl_Callbacks *core_callbacks(Dwfl_Callbacks *cb)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->find_elf = dwfl_build_id_find_elf;
+	cb->find_debuginfo = dwfl_standard_find_debuginfo;
+	cb->debuginfo_path = dwname_debuginfo_path();
+	return cb;
+}
 
 int stack_from_core(const char *core, const char *exe, struct stack_set *out, pid_t *pid,
 		    char *err, size_t errlen)
@@ -132,7 +143,8 @@ int stack_from_core(const char *core, const char *exe, struct stack_set *out, pi
 		return -e;
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Dwfl *dwfl = elf ? dwfl_begin(&core_callbacks) : NULL;
+	Dwfl_Callbacks cb;
+	Dwfl *dwfl = elf ? dwfl_begin(core_callbacks(&cb)) : NULL;
 	int rc = -EIO;
 	if (!elf || !dwfl) {
 		snprintf(err, errlen, "'%s' is not an ELF file: %s", core, elf_errmsg(-1));

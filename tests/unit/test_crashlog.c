@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,7 +67,7 @@ static void test_parse(void)
 	struct crashlog d = CRASHLOG_INIT;
 	CHECK(crashlog_parse("hello\n", 6, &d, why, sizeof(why)) == -EINVAL);
 	CHECK(crashlog_parse("jostle-crash 1\nsig", 18, &d, why, sizeof(why)) == -EINVAL);
-	CHECK(crashlog_parse("", 0, &d, why, sizeof(why)) == -EINVAL);
+	CHECK(crashlog_parse("", 0, &d, why, sizeof(why)) == -ENODATA && strstr(why, "empty"));
 	crashlog_release(&d);
 }
 
@@ -249,7 +250,8 @@ static void test_symbolize(void)
 	why[0] = '\0';
 	CHECK(crashlog_symbolize(NULL, &c2, &s, NULL, why, sizeof(why)) == 0);
 	CHECK(strstr(why, "changed since the crash") != NULL);
-	CHECK(s.nr == 1 && s.v[0].nr == 1 && !s.v[0].frames[0].fn[0]);
+	/* unnamed, but not nameless: the module and the pc's offset in it */
+	CHECK(s.nr == 1 && s.v[0].nr == 1 && !strncmp(s.v[0].frames[0].fn, "test_crashlog+0x", 16));
 	stack_set_release(&s);
 	crashlog_release(&c2);
 
@@ -319,6 +321,10 @@ static bool crash_child(const char *lib, const char *dir, int sig, struct crashl
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return false;
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == sig);   /* dies as it would have */
+	/* the record's writer outlives the crashed child; as a subreaper we
+	 * inherit it, and wait for it as jostle does */
+	while (waitpid(-1, NULL, __WALL) > 0)
+		;
 	char path[1024], why[512] = "";
 	snprintf(path, sizeof(path), "%s/7.%d.txt", dir, (int)pid);
 	int rc = crashlog_read(path, c, why, sizeof(why));
@@ -350,7 +356,7 @@ static void test_unwind_child(int sig)
 	CHECK(read);
 	if (!read)
 		return;
-	CHECK(c.version == 2 && c.signo == sig && c.npc == 1 && c.nstack >= 1 && c.regmask);
+	CHECK(c.version == 3 && c.complete && c.signo == sig && c.npc == 1 && c.nstack >= 1 && c.regmask);
 	int n = crashlog_unwind(&c, why, sizeof(why));
 	CHECK(n >= 4 && (size_t)n == c.npc);
 	CHECK(c.exact[0] && (c.npc < 2 || !c.exact[1]));
@@ -375,7 +381,8 @@ static void test_unwind_child(int sig)
 	for (size_t i = 0; i < d.nmaps; i++)
 		d.maps[i].inode ^= 1;
 	snprintf(d.arch, sizeof(d.arch), "%s", c.arch);
-	CHECK(crashlog_unwind(&d, why, sizeof(why)) < 0 && d.npc == 1);
+	/* (an ELF of this machine gives libdwfl its architecture: the pc still comes back) */
+	CHECK(crashlog_unwind(&d, why, sizeof(why)) >= 1 && d.pc[0] == c.pc[0]);
 	for (size_t i = 0; i < d.nmaps; i++)
 		d.maps[i].inode ^= 1;
 	crashlog_release(&c);
@@ -387,6 +394,7 @@ int main(void)
 	test_parse_v2();
 	test_find();
 	test_symbolize();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);   /* crash_child() waits for the record's writer */
 	test_unwind_child(SIGABRT);
 #ifndef __SANITIZE_ADDRESS__   /* ASan's own SIGSEGV handler comes first */
 	test_unwind_child(SIGSEGV);
