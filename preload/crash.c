@@ -8,6 +8,9 @@
  *   JOSTLE_RUN         the run's index: the record is DIR/RUN.PID.txt
  *   JOSTLE_PID         jostle's pid: a signal it sent (the SIGABRT that makes
  *                      Python's faulthandler print) is not a crash
+ * and jostle, before it sends a process that SIGABRT, creates DIR/PID.sent:
+ * a handler of the program's that passes the signal on (faulthandler does,
+ * with raise()) hides who sent it, so the mark says it.
  *
  * The record (docs/FORMAT.md; src/diagnose/crashlog.h reads it):
  *   jostle-crash 3
@@ -160,6 +163,7 @@ struct note {
 
 static char g_prefix[4096];        /* "DIR/RUN." */
 static size_t g_prefix_len;
+static size_t g_dir_len;           /* of "DIR/" */
 static pid_t g_jostle_pid;         /* JOSTLE_PID, 0 when unknown */
 static bool g_wait_writer;         /* a core dump would kill the writer (kernel < 5.16) */
 static int g_taken;                /* one record per process, first crashing thread wins */
@@ -425,29 +429,26 @@ static bool on_altstack(const ucontext_t *uc, stack_t *alt)
 }
 
 /*
- * Whether jostle sent this signal (kill(2) from JOSTLE_PID): not a crash.
- * A handler of the program's that passed it on (faulthandler raises it
- * again) hides the original siginfo from us, but the kernel left it in the
- * signal frame on that handler's alternate stack, above our sp: a siginfo
- * of this signal, sent by a process (SI_USER), from jostle's pid.
+ * Whether jostle sent this signal: not a crash. Sent to us directly, the
+ * siginfo says so (kill(2), SI_USER, from JOSTLE_PID). Passed on by a
+ * handler of the program's (faulthandler raises it again; without
+ * SA_SIGINFO the kernel does not even keep the original siginfo), only
+ * jostle's mark DIR/PID.sent does; it is removed here.
  */
-static bool sent_by_jostle(int sig, const siginfo_t *si, const ucontext_t *uc)
+static bool sent_by_jostle(const siginfo_t *si)
 {
-	if (!g_jostle_pid)
-		return false;
-	if (si && si->si_code == SI_USER && si->si_pid == g_jostle_pid)
+	if (g_jostle_pid && si && si->si_code == SI_USER && si->si_pid == g_jostle_pid)
 		return true;
-	stack_t alt;
-	if (!on_altstack(uc, &alt))
+	char path[sizeof(g_prefix) + 32];
+	struct out o = { .fd = -1 };
+	out_dec(&o, getpid());
+	out_str(&o, ".sent");
+	if (g_dir_len + o.n >= sizeof(path))
 		return false;
-	uintptr_t hi = (uintptr_t)alt.ss_sp + alt.ss_size;
-	for (uintptr_t p = (context_sp(uc) + 7) & ~(uintptr_t)7; p + sizeof(siginfo_t) <= hi; p += 8) {
-		const siginfo_t *x = (const siginfo_t *)p;
-		if (x->si_signo == sig && x->si_code == SI_USER && x->si_errno == 0 &&
-		    x->si_pid == g_jostle_pid)
-			return true;
-	}
-	return false;
+	memcpy(path, g_prefix, g_dir_len);
+	memcpy(path + g_dir_len, o.buf, o.n);
+	path[g_dir_len + o.n] = '\0';
+	return unlink(path) == 0;
 }
 
 /* ---- the record ---- */
@@ -580,11 +581,8 @@ static void write_record(const struct crash_state *c, const ucontext_t *uc)
 	memcpy(path, g_prefix, g_prefix_len);
 	memcpy(path + g_prefix_len, o.buf, o.n);
 	path[g_prefix_len + o.n] = '\0';
-	size_t dl = g_prefix_len;
-	while (dl && g_prefix[dl - 1] != '/')
-		dl--;
-	memcpy(dir, g_prefix, dl ? dl - 1 : 0);
-	dir[dl ? dl - 1 : 0] = '\0';
+	memcpy(dir, g_prefix, g_dir_len - 1);
+	dir[g_dir_len - 1] = '\0';
 
 	o.n = 0;
 	write_head(&o, c);
@@ -736,7 +734,7 @@ static void on_crash(int sig, siginfo_t *si, void *ctx)
 {
 	int saved = errno;
 	const ucontext_t *uc = ctx;
-	if (!sent_by_jostle(sig, si, uc)) {
+	if (!sent_by_jostle(si)) {
 		int idle = 0;
 		if (__atomic_compare_exchange_n(&g_taken, &idle, 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			record(sig, si, uc);
@@ -784,6 +782,7 @@ static void crash_init(void)
 	memcpy(g_prefix + dl + 1, run, rl);
 	g_prefix[dl + 1 + rl] = '.';
 	g_prefix_len = dl + rl + 2;
+	g_dir_len = dl + 1;
 	g_jostle_pid = jpid ? (pid_t)strtol(jpid, NULL, 10) : 0;
 	/* Before 5.16 a core dump killed every process sharing the dumping
 	 * one's memory, the writer too (whether a core is written or not). */

@@ -115,7 +115,7 @@ int cmd_stacks(int argc, char **argv)
 	fflush(stdout);
 	dbuf_release(&out);
 	if (python_abort)
-		diag_python_end(&d, 2000);
+		diag_python_end(&d, 2000, NULL);
 	diag_release(&d);
 	return EXIT_OK;
 }

@@ -29,6 +29,7 @@
 #include "diagnose/crashlog.h"
 #include "diagnose/dwname.h"
 #include "diagnose/stack.h"
+#include "signature/evidence.h"
 #include "signature/frame.h"
 #include "util/dbuf.h"
 #include "util/xalloc.h"
@@ -361,6 +362,81 @@ int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_n
 	return 0;
 }
 
+struct found {
+	char name[256];
+	int64_t t;
+	bool main;
+};
+
+static int found_cmp(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+	if (x->main != y->main)
+		return x->main ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t ? 1 : strcmp(x->name, y->name);
+}
+
+size_t crashlog_find_all(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
+			 char (*paths)[CRASHLOG_PATH_LEN], size_t max)
+{
+	DIR *d = opendir(dir);
+	if (!d || !max) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	char prefix[32];
+	int pl = snprintf(prefix, sizeof(prefix), "%" PRIu64 ".", run);
+	struct found *f = xcalloc(max + 1, sizeof(*f));
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		struct stat st;
+		if (strncmp(name, prefix, (size_t)pl))
+			continue;
+		char *end;
+		long pid = strtol(name + pl, &end, 10);
+		if (end == name + pl || strcmp(end, ".txt") || strlen(name) >= sizeof(f[0].name))
+			continue;
+		if (fstatat(dirfd(d), name, &st, 0) < 0 || !S_ISREG(st.st_mode) || mtime_ns(&st) < since_ns)
+			continue;
+		struct found x = { .t = mtime_ns(&st), .main = pid == (long)main_pid };
+		snprintf(x.name, sizeof(x.name), "%s", name);
+		/* keep the max best: the main record, then the oldest */
+		if (n < max + 1)
+			f[n++] = x;
+		else if (found_cmp(&x, &f[max]) < 0)
+			f[max] = x;
+		qsort(f, n, sizeof(*f), found_cmp);
+	}
+	closedir(d);
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		snprintf(paths[i], CRASHLOG_PATH_LEN, "%s/%s", dir, f[i].name);
+	free(f);
+	return n;
+}
+
+int crashlog_mark_sent(const char *dir, pid_t pid)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%d.sent", dir, (int)pid);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+void crashlog_unmark_sent(const char *dir, pid_t pid)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%d.sent", dir, (int)pid);
+	(void)unlink(path);
+}
+
 /* ---- unwinding ---- */
 
 #if defined(__x86_64__)
@@ -376,6 +452,8 @@ struct unwind {
 	uint64_t pc[CRASHLOG_MAX_PCS];
 	bool exact[CRASHLOG_MAX_PCS];
 	size_t n;
+	uint64_t unread;           /* the last address the record did not hold */
+	size_t unread_at;          /* frames found when it was asked for */
 };
 
 /* The file of a module reported from the maps copy (userdata: its offset-0
@@ -459,9 +537,21 @@ static bool read_segment(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result)
 	return false;
 }
 
+static bool memory_read(Dwfl *dwfl, const struct unwind *u, Dwarf_Addr addr, Dwarf_Word *result);
+
 static bool unwind_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	const struct unwind *u = arg;
+	struct unwind *u = arg;
+	if (!memory_read(dwfl, u, addr, result)) {
+		u->unread = addr;
+		u->unread_at = u->n;
+		return false;
+	}
+	return true;
+}
+
+static bool memory_read(Dwfl *dwfl, const struct unwind *u, Dwarf_Addr addr, Dwarf_Word *result)
+{
 	for (size_t i = 0; i < u->c->nstack; i++) {
 		const struct crashlog_stack *s = &u->c->stack[i];
 		if (addr >= s->addr && addr - s->addr + sizeof(*result) <= s->len) {
@@ -578,6 +668,11 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 		if (u->n == 1 && !c->nstack)
 			snprintf(why, whylen, "only the crashing pc: %s", c->lost_sp ?
 				 "the stack at its sp was not mapped any more" : "the record holds no stack copy");
+		else if (u->unread && u->unread_at + 1 >= u->n)   /* libdwfl reads ahead one frame */
+			snprintf(c->unwind_stop, sizeof(c->unwind_stop), "the unwind stopped after #%zu: its "
+				 "caller's frame (0x%" PRIx64 ") is not in the record's stack copy (the stack was "
+				 "unmapped there, or runs past the copy's %zu bytes)", u->n - 1, u->unread,
+				 c->nstack ? c->stack[c->nstack - 1].len : (size_t)0);
 	}
 	free(u);
 	return rc;
@@ -784,6 +879,8 @@ int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c,
 				dbuf_addf(text, "  (%zu bytes of the stack copy at 0x%" PRIx64 " could not be read: "
 					  "unmapped as the process ended; the unwind stops there)\n",
 					  c->stack[i].hole_len, c->stack[i].hole);
+		if (c->unwind_stop[0])
+			dbuf_addf(text, "  (%s)\n", c->unwind_stop);
 		if (crashlog_truncation(c, cut, sizeof(cut)))
 			dbuf_addf(text, "  (%s)\n", cut);
 		for (size_t i = 0; i < c->nalso; i++) {
@@ -838,5 +935,64 @@ int crashlog_symbols_lookup(struct crashlog_symbols *k, const char *path, uint64
 	const char *s = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
 	if (s)
 		snprintf(src, srclen, "%s", s);
+	return 0;
+}
+
+/* ---- a record explained ---- */
+
+/* The program frames of t into ev, and heap corruption when the frames
+ * before the first of them hold the allocator. */
+static void record_evidence(const struct stack_thread *t, struct evidence *ev)
+{
+	bool heap = false;
+	for (size_t j = 0; j < t->nr; j++) {
+		const struct stack_frame *f = &t->frames[j];
+		if (!frame_is_runtime(f->fn, f->module))
+			break;
+		heap |= frame_is_allocator(f->fn);
+	}
+	for (size_t i = 0; ev->nframes < EVIDENCE_FRAMES; i++) {
+		const char *fn = stack_program_frame(t, i);
+		if (!fn)
+			break;
+		snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", fn);
+	}
+	if (heap) {
+		snprintf(ev->kind, sizeof(ev->kind), "heap-corruption");
+		snprintf(ev->key_line, sizeof(ev->key_line), "heap corruption");
+	}
+}
+
+int crashlog_explain(struct crashlog_symbols *cache, const char *path, const char *title, pid_t main_pid,
+		     struct crashlog *c, struct dbuf *text, struct evidence *ev, char *why, size_t whylen)
+{
+	int rc = crashlog_read(path, c, why, whylen);
+	if (rc < 0)
+		return rc;
+	char note[512] = "";
+	bool unwound = crashlog_unwind(c, note, sizeof(note)) >= 0;
+	dbuf_addf(text, "%s (pid %d, tid %d, %s", title, (int)c->pid, (int)c->tid,
+		  c->signame[0] ? c->signame : "signal");
+	if (c->code > 0)   /* a fault, not a signal sent by a process (abort) */
+		dbuf_addf(text, " at 0x%" PRIx64, c->addr);
+	dbuf_adds(text, "): stack of the crashing thread from jostle's crash handler");
+	if (main_pid && c->pid != main_pid)
+		dbuf_addf(text, " (a child process of the run's pid %d)", (int)main_pid);
+	dbuf_addc(text, '\n');
+	if (!unwound || (note[0] && c->npc == 1))
+		dbuf_addf(text, "  (unwinding: %s)\n", note);
+	struct stack_set s = STACK_SET_INIT;
+	char sym[512] = "";
+	rc = crashlog_symbolize(cache, c, &s, text, sym, sizeof(sym));
+	if (rc <= 0 && sym[0])
+		dbuf_addf(text, "  (%s)\n", sym);
+	if (rc < 0 && !s.nr) {
+		snprintf(why, whylen, "%s", sym);
+		stack_set_release(&s);
+		return rc;
+	}
+	if (ev && s.nr)
+		record_evidence(&s.v[0], ev);
+	stack_set_release(&s);
 	return 0;
 }

@@ -81,6 +81,7 @@ struct crashlog {
 	bool has_maps;                  /* the "maps" line was read */
 	bool complete;                  /* the "end" line was read (version 3) */
 	size_t bytes;                   /* the record's size */
+	char unwind_stop[200];          /* crashlog_unwind: why it stopped early, "" if not */
 	struct crashlog_map *maps;      /* owned */
 	size_t nmaps, alloc;
 };
@@ -129,6 +130,26 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen);
 int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
 		  char *path, size_t len);
 
+/*
+ * Every crash record of run RUN in DIR (as crashlog_find: written at or
+ * after SINCE_NS), MAIN_PID's first, then the others oldest first: into
+ * paths (at most max, each PATH_LEN bytes). Returns how many were found
+ * (those past max are not counted).
+ */
+#define CRASHLOG_PATH_LEN 1024
+size_t crashlog_find_all(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
+			 char (*paths)[CRASHLOG_PATH_LEN], size_t max);
+
+/*
+ * Before jostle sends process PID a signal that is no crash (the SIGABRT
+ * that makes Python's faulthandler print every thread): DIR/PID.sent, which
+ * tells the crash handler to write no record (it removes the mark); after
+ * the process ended, crashlog_unmark_sent() removes one left over. 0, or
+ * -errno.
+ */
+int crashlog_mark_sent(const char *dir, pid_t pid);
+void crashlog_unmark_sent(const char *dir, pid_t pid);
+
 struct stack_set;
 struct dbuf;
 
@@ -164,5 +185,25 @@ int crashlog_symbols_lookup(struct crashlog_symbols *cache, const char *path, ui
  */
 int crashlog_symbolize(struct crashlog_symbols *cache, const struct crashlog *c, struct stack_set *out,
 		       struct dbuf *text, char *why, size_t whylen);
+
+/*
+ * The record at PATH read, unwound and symbolized, as `jostle run` does for
+ * every record of a failed run and `jostle explain RECORD` for one: appends
+ * to text a title line ("TITLE (pid P, tid T, SIGSEGV at 0x0): stack of the
+ * crashing thread from jostle's crash handler", with "(a child process of
+ * the run's pid MAIN)" when MAIN is not 0 and not P), the frames
+ * (crashlog_symbolize) and what could not be read. ev (may be NULL) gets
+ * the program frames (frame.h: names, or module+offset where no symbol
+ * covers them) and, when the crash stopped in the allocator (a SIGSEGV
+ * inside malloc or free, or glibc's own abort there), kind "heap-corruption"
+ * with key line "heap corruption", the same evidence whichever way the
+ * corruption showed. cache as in crashlog_symbolize. *out holds the parsed
+ * record on return (the caller releases it, on failure too). Returns 0, or
+ * -errno with a reason in why (a problem that left frames is said in text:
+ * 0 is returned).
+ */
+struct evidence;
+int crashlog_explain(struct crashlog_symbols *cache, const char *path, const char *title, pid_t main_pid,
+		     struct crashlog *out, struct dbuf *text, struct evidence *ev, char *why, size_t whylen);
 
 #endif

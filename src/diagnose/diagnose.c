@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "diagnose/crashlog.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/procfs.h"
 #include "diagnose/pystack.h"
@@ -1055,12 +1056,16 @@ static bool proc_ended(pid_t pid)
 	return ended;
 }
 
-int diag_python_end(const struct diag *d, int wait_ms)
+int diag_python_end(const struct diag *d, int wait_ms, const char *crash_dir)
 {
 	int sent = 0;
 	for (size_t i = 0; i < d->nprocs; i++) {
 		const struct diag_proc *p = &d->procs[i];
-		if (diag_pystacks_of(p) == DIAG_PY_FAULTHANDLER && p->pid > 1 && !kill(p->pid, SIGABRT))
+		if (diag_pystacks_of(p) != DIAG_PY_FAULTHANDLER || p->pid <= 1)
+			continue;
+		if (crash_dir)   /* our SIGABRT is no crash: no record */
+			(void)crashlog_mark_sent(crash_dir, p->pid);
+		if (!kill(p->pid, SIGABRT))
 			sent++;
 	}
 	int64_t deadline = clock_mono_ns() + (int64_t)wait_ms * NS_PER_MS;
@@ -1074,6 +1079,11 @@ int diag_python_end(const struct diag *d, int wait_ms)
 		if (all)
 			break;
 		sleep_ns(10 * NS_PER_MS);
+	}
+	for (size_t i = 0; crash_dir && i < d->nprocs; i++) {
+		const struct diag_proc *p = &d->procs[i];
+		if (diag_pystacks_of(p) == DIAG_PY_FAULTHANDLER && p->pid > 1 && proc_ended(p->pid))
+			crashlog_unmark_sent(crash_dir, p->pid);
 	}
 	return sent;
 }

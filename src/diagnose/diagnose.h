@@ -7,7 +7,7 @@
  *   diag_write_text(&d, &buf);      DIR/stacks/RUN.txt
  *   diag_write_record(&d, &buf);    the "diag" member of a run record
  *   diag_evidence(&d, &ev);         kind/key/frames for the signature
- *   diag_python_end(&d, 2000);      optional: SIGABRT to Python processes
+ *   diag_python_end(&d, 2000, dir); optional: SIGABRT to Python processes
  *                                   whose frames could not be read
  *   diag_release(&d);
  *
@@ -191,8 +191,11 @@ const char *diag_pystacks_name(enum diag_pystacks k);
  * every Python process of the tree whose frames were not read
  * (diag_pystacks_of() says DIAG_PY_FAULTHANDLER) with SIGABRT, so that
  * faulthandler prints all threads' tracebacks to its stderr, and wait up to
- * wait_ms for them to die. Returns the number signalled.
+ * wait_ms for them to die. CRASH_DIR (may be NULL): the runs' crash
+ * record folder, where each is marked first so that jostle's crash
+ * handler writes no record for this SIGABRT (crashlog_mark_sent).
+ * Returns the number signalled.
  */
-int diag_python_end(const struct diag *d, int wait_ms);
+int diag_python_end(const struct diag *d, int wait_ms, const char *crash_dir);
 
 #endif

@@ -94,8 +94,13 @@ static void *worker(void *arg)
 	free(path);
 	/* Python: every thread's traceback into the run's output, unless the
 	 * engine wants the tree now. */
-	if (!atomic_load(&job->stop))
-		job->python_ended = diag_python_end(&d, PYTHON_END_MS) > 0;
+	if (!atomic_load(&job->stop)) {
+		/* marked in DIR/crashes so that the crash handler writes no record
+		 * for our SIGABRT (a no-op without the handler's folder) */
+		char *crashes = path_join(job->out_dir, "crashes");
+		job->python_ended = diag_python_end(&d, PYTHON_END_MS, crashes) > 0;
+		free(crashes);
+	}
 	d.total_ns = clock_mono_ns() - job->started;
 	dbuf_reset(&b);
 	diag_write_record(&d, &b);

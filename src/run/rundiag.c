@@ -139,10 +139,16 @@ void rundiag_env(const struct run_opts *o, struct strvec *env)
 	/* A static program ignores LD_PRELOAD, but the dynamic programs it
 	 * starts do not: it is set for every target. */
 	preload_env_add(env, lib);
-	char *dir = xasprintf("%s/crashes", o->out_dir);
-	strvec_setenv(env, "JOSTLE_CRASH_DIR", dir);
+	/* absolute: a program may change its working directory before it crashes */
+	char *dir = xasprintf("%s/crashes", o->out_dir), *abs = realpath(dir, NULL);
+	strvec_setenv(env, "JOSTLE_CRASH_DIR", abs ? abs : dir);
+	free(abs);
 	free(dir);
 	free(lib);
+	/* our own SIGABRT (faulthandler's tracebacks, rundiag_hang) is no crash */
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	strvec_setenv(env, "JOSTLE_PID", pid);
 }
 
 int rundiag_core_limit(const struct run_opts *o)
@@ -175,7 +181,7 @@ void rundiag_hang_take(struct run *r, struct diagpool_job *job)
 	st->python_ended = job->python_ended;
 }
 
-/* The program frames of a thread into ev. */
+/* The program frames of a thread into ev (a core's). */
 static void take_frames(const struct stack_thread *t, struct evidence *ev)
 {
 	for (size_t i = 0; ev->nframes < EVIDENCE_FRAMES; i++) {
@@ -241,55 +247,110 @@ static void from_core(const struct run_opts *o, struct run *r, struct evidence *
 	}
 }
 
-/* The crash handler's record of the run (crashlog.h), unwound: the crashing
- * thread's stack into DIR/stacks/RUN.txt, its program frames into ev. */
-static void from_crashlog(const struct run_opts *o, struct run *r, struct evidence *ev)
+/* Where the run's crash records are: the JOSTLE_RUN the run saw names
+ * them. Replays share theirs, so for them only records written since the
+ * run started count (less a tick: file times come from the kernel's
+ * coarse clock). */
+static char *records_of(const struct run_opts *o, const struct run *r, uint64_t *key, int64_t *since)
 {
-	/* The record is named by the JOSTLE_RUN the run saw. Replays share
-	 * theirs, so for them only records written since the run started count
-	 * (less a tick: file times come from the kernel's coarse clock). */
-	uint64_t key = o->pressure.replay ? o->pressure.replay_run : r->index;
-	int64_t since = o->pressure.replay ? r->start_real - 20 * NS_PER_MS : 0;
-	char *dir = xasprintf("%s/crashes", o->out_dir);
-	char path[1024], why[512] = "";
-	int rc = crashlog_find(dir, key, r->pid, since, path, sizeof(path));
+	*key = o->pressure.replay ? o->pressure.replay_run : r->index;
+	*since = o->pressure.replay ? r->start_real - 20 * NS_PER_MS : 0;
+	return xasprintf("%s/crashes", o->out_dir);
+}
+
+#define RUN_RECORDS_MAX 8
+
+/*
+ * The crash handler's records of the run (crashlog.h), each unwound and
+ * symbolized into DIR/stacks/RUN.txt (after a hang's diagnosis when APPEND),
+ * children's and grandchildren's like the main process's; the evidence of
+ * the first (the main process's record, else the oldest: the first crash)
+ * into ev. Returns the signal of the main process's record, 0 if none.
+ */
+static int from_crashlog(const struct run_opts *o, struct run *r, struct evidence *ev, bool append)
+{
+	uint64_t key;
+	int64_t since;
+	char *dir = records_of(o, r, &key, &since);
+	char (*paths)[CRASHLOG_PATH_LEN] = xcalloc(RUN_RECORDS_MAX, sizeof(*paths));
+	size_t n = crashlog_find_all(dir, key, r->pid, since, paths, RUN_RECORDS_MAX);
 	free(dir);
-	if (rc < 0)
-		return;
-	struct crashlog c = CRASHLOG_INIT;
-	struct stack_set s = STACK_SET_INIT;
+	int main_sig = 0;
 	struct dbuf b;
-	dbuf_init(&b, 1u << 20);
-	if (crashlog_read(path, &c, why, sizeof(why)) < 0) {
-		fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
-		goto out;
-	}
-	if (crashlog_unwind(&c, why, sizeof(why)) < 0)   /* the pc alone is still worth naming */
-		fprintf(stderr, "jostle: run %" PRIu64 ": unwinding '%s': %s\n", r->index, path, why);
-	dbuf_addf(&b, "crash of run %" PRIu64 " (pid %d, tid %d, %s", r->index, (int)c.pid, (int)c.tid,
-		  c.signame[0] ? c.signame : "signal");
-	if (c.code > 0)   /* a fault, not a signal sent by a process (abort) */
-		dbuf_addf(&b, " at 0x%" PRIx64, c.addr);
-	dbuf_adds(&b, "): stack of the crashing thread from jostle's crash handler");
-	if (c.pid != r->pid)
-		dbuf_addf(&b, " (a child process of the run's pid %d)", (int)r->pid);
-	dbuf_addc(&b, '\n');
+	dbuf_init(&b, 4u << 20);
 	if (!symbols)
 		symbols = crashlog_symbols_new();
-	if (crashlog_symbolize(symbols, &c, &s, &b, why, sizeof(why)) <= 0) {
-		fprintf(stderr, "jostle: run %" PRIu64 ": symbolizing '%s': %s\n", r->index, path, why);
-		if (!s.nr)
-			goto out;
+	char title[64];
+	snprintf(title, sizeof(title), "crash of run %" PRIu64, r->index);
+	for (size_t i = 0; i < n; i++) {
+		struct crashlog c = CRASHLOG_INIT;
+		char why[512] = "";
+		if (i || append)
+			dbuf_addc(&b, '\n');
+		if (crashlog_explain(symbols, paths[i], title, r->pid, &c, &b, i ? NULL : ev, why, sizeof(why)) < 0) {
+			fprintf(stderr, "jostle: run %" PRIu64 ": %s\n", r->index, why);
+			dbuf_addf(&b, "%s: %s\n", title, why);
+		} else {
+			const char *rel = strstr(paths[i], "/crashes/");
+			dbuf_addf(&b, "  (record: %s; `jostle explain` reads it again)\n", rel ? rel + 1 : paths[i]);
+			if (c.pid == r->pid)
+				main_sig = c.signo;
+		}
+		crashlog_release(&c);
 	}
-	take_frames(&s.v[0], ev);
-	char *out = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
-	make_dir(o->out_dir, "stacks");
-	write_file(out, &b);
-	free(out);
-out:
+	free(paths);
+	if (b.len) {
+		char *out = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+		make_dir(o->out_dir, "stacks");
+		int rc = append ? fileio_append_file(out, dbuf_str(&b), b.len) : fileio_write_file(out, dbuf_str(&b), b.len);
+		if (rc < 0)
+			fprintf(stderr, "jostle: cannot write '%s': %s\n", out, strerror(-rc));
+		free(out);
+	}
 	dbuf_release(&b);
-	stack_set_release(&s);
-	crashlog_release(&c);
+	return main_sig;
+}
+
+bool rundiag_crashed(const struct run_opts *o, const struct run *r)
+{
+	if (!o->diag.crash_handler)
+		return false;
+	uint64_t key;
+	int64_t since;
+	char *dir = records_of(o, r, &key, &since);
+	char *path = xasprintf("%s/%" PRIu64 ".%d.txt", dir, key, (int)r->pid);
+	struct stat st;
+	bool found = stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		     (int64_t)st.st_mtim.tv_sec * NS_PER_S + st.st_mtim.tv_nsec >= since;
+	free(path);
+	free(dir);
+	return found;
+}
+
+/*
+ * A crash's key when the output holds no report of it: "killed by SEGV",
+ * whatever the program printed last (a guess: the last line, or any line
+ * with "error" in it, varies with timing), so that the same signal without
+ * evidence is one signature. The signal is the one the crash record names
+ * when the main process left one (the process may then have ended by its
+ * exit racing the handler, or a SIGKILL from elsewhere), else its status.
+ */
+static void crash_key(struct run *r, int rec_sig)
+{
+	int sig = rec_sig ? rec_sig : WIFSIGNALED(r->status) ? WTERMSIG(r->status) : 0;
+	/* the engine's key for a silent end ("exit status 0", "killed by KILL") too */
+	bool silent = !r->sig.key || r->sig.weak_key || !strncmp(r->sig.key, "exit status ", 12) ||
+		      !strncmp(r->sig.key, "killed by ", 10);
+	if (!silent || !sig)
+		return;
+	char what[64];
+	snprintf(what, sizeof(what), "killed by %s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "signal");
+	free(r->sig.key_line);
+	free(r->sig.key);
+	r->sig.key_line = xstrdup(what);
+	r->sig.key = xstrdup(what);
+	r->sig.weak_key = false;
+	signature_update_id(&r->sig);
 }
 
 /*
@@ -331,11 +392,16 @@ static void stacks_signature(const struct run_opts *o, const struct run *r, cons
 
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
 {
+	struct evidence ev;
+	memset(&ev, 0, sizeof(ev));
 	if (r->outcome == OUT_HANG) {
+		/* a crash in the tree (a grandchild's): its stack after the hang's */
+		if (o->diag.crash_handler)
+			(void)from_crashlog(o, r, &ev, true);
 		struct rundiag_state *st = r->diag_state;
 		if (!st)
 			return;
-		struct evidence ev = st->hang;
+		ev = st->hang;
 		if (!st->hang_done) {
 			/* It exited as the timeout hit: nothing to diagnose, and its last
 			 * line varies; one key for all of these. */
@@ -364,17 +430,28 @@ void rundiag_classify(const struct run_opts *o, struct run *r, const char *text,
 		dbuf_addc(&b, '}');
 		r->diag_json = dbuf_detach(&b, NULL);
 	}
-	/* The output named no frame (a plain SIGSEGV): the crash handler's
-	 * record does, else the core. */
-	struct evidence ev;
-	memset(&ev, 0, sizeof(ev));
-	if (o->diag.crash_handler && (r->outcome == OUT_CRASH || !r->sig.nframes))
-		from_crashlog(o, r, &ev);
+	/* Every record of the run is unwound into its stacks file; when the
+	 * output named no frame (a plain SIGSEGV), the first record's program
+	 * frames are the signature's, else the core's. */
+	int rec_sig = 0;
+	if (o->diag.crash_handler)
+		rec_sig = from_crashlog(o, r, &ev, false);
 	bool cored = r->outcome == OUT_CRASH && WIFSIGNALED(r->status) && WCOREDUMP(r->status);
 	if (o->diag.core && cored)
 		from_core(o, r, &ev, ev.nframes == 0);
-	if (ev.nframes && !r->sig.nframes)
+	if (r->outcome == OUT_CRASH)
+		crash_key(r, rec_sig);
+	/* A crash that stopped in the allocator is heap corruption, as glibc's
+	 * own abort there is (extractor.h): one signature whichever way the
+	 * corruption showed (a SEGV inside malloc, or malloc's abort). */
+	bool heap = !strcmp(ev.kind, "heap-corruption") && r->outcome == OUT_CRASH &&
+		    (!strcmp(r->sig.kind, "heap-corruption") || !strncmp(r->sig.key, "killed by ", 10));
+	if (heap)
+		evidence_apply(&ev, &r->sig, true);
+	else if (ev.nframes && !r->sig.nframes) {
+		ev.kind[0] = '\0';
 		evidence_apply(&ev, &r->sig, false);
+	}
 }
 
 void rundiag_stop(void)

@@ -87,6 +87,14 @@ void rundiag_hang_take(struct run *r, struct diagpool_job *job);
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
 
 /*
+ * Whether the run's main process left a crash record although it exited
+ * (series.c then calls the run a crash): its exit (main returned, another
+ * thread called exit) raced the crash handler, which had the record
+ * written but could not end the process with the signal first. One stat().
+ */
+bool rundiag_crashed(const struct run_opts *o, const struct run *r);
+
+/*
  * A failed run's output, before anything reads it: sanitizer frames left
  * unsymbolized (rundiag_env asked for that) named in place through the
  * series' cache of opened files (sansym.h); tmp is scratch space, swapped

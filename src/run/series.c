@@ -465,7 +465,7 @@ static void classify(struct series *s, struct run *r)
 	size_t len = s->text.len;
 	if (r->timed_out)
 		r->outcome = OUT_HANG;
-	else if (WIFSIGNALED(r->status))
+	else if (WIFSIGNALED(r->status) || rundiag_crashed(o, r))
 		r->outcome = OUT_CRASH;
 	else if (WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0)
 		r->outcome = OUT_FAIL;

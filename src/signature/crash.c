@@ -393,21 +393,28 @@ static bool try_ubsan(const char *line, struct lines *l, struct crash_report *r)
 
 /* ---- glibc aborts and assertions -------------------------------------- */
 
+/* glibc's malloc checks (heap corruption), then its other aborts */
 static const char *const glibc_msgs[] = {
 	"free(): ", "malloc(): ", "realloc(): ", "calloc(): ", "double free or corruption",
-	"corrupted size vs. prev_size", "corrupted double-linked list", "malloc_consolidate(): ",
-	"munmap_chunk(): ", "_int_free(): ", "_int_malloc(): ", "tcache_thread_shutdown(): ",
+	"corrupted size vs. prev_size", "corrupted double-linked list", "corrupted top size",
+	"corrupted unsorted chunks", "malloc_consolidate(): ", "munmap_chunk(): ", "_int_free(): ",
+	"_int_malloc(): ", "_int_realloc(): ", "tcache_thread_shutdown(): ", "malloc_check_", NULL,
 	"*** stack smashing detected ***", "*** buffer overflow detected ***",
-	"Fatal glibc error: ", "malloc_check_", "pthread_mutex_lock.c", NULL,
+	"Fatal glibc error: ", "pthread_mutex_lock.c", NULL,
 };
 
 static bool try_glibc(const char *line, struct crash_report *r)
 {
 	const char *t = skip_ws(line);
-	for (const char *const *m = glibc_msgs; *m; m++) {
+	bool heap = true;
+	for (const char *const *m = glibc_msgs; *m || heap; m++) {
+		if (!*m) {
+			heap = false;
+			continue;
+		}
 		if (starts(t, *m)) {
 			r->tool = "glibc";
-			snprintf(r->ev.kind, sizeof(r->ev.kind), "glibc-abort");
+			snprintf(r->ev.kind, sizeof(r->ev.kind), heap ? "heap-corruption" : "glibc-abort");
 			trim_copy(r->ev.key_line, sizeof(r->ev.key_line), t);
 			return true;
 		}

@@ -229,6 +229,23 @@ static const char *const runtime_names[] = {
 	"waitpid", "futex_wait", NULL,
 };
 
+static const char *const allocator_names[] = {
+	"malloc", "free", "calloc", "realloc", "reallocarray", "cfree", "memalign", "valloc",
+	"pvalloc", "aligned_alloc", "posix_memalign", "malloc_printerr", "malloc_consolidate",
+	"unlink_chunk", "munmap_chunk", "operator new", "operator delete", "operator new[]",
+	"operator delete[]", "sysmalloc", "tcache_init", "tcache_get", "tcache_put",
+	"tcache_thread_shutdown", NULL,
+};
+static const char *const allocator_prefixes[] = {
+	"__libc_malloc", "__libc_free", "__libc_calloc", "__libc_realloc", "__libc_memalign",
+	"_int_", "_mid_memalign", "__malloc_", "tcache_", NULL,
+};
+
+bool frame_is_allocator(const char *fn)
+{
+	return fn && *fn && (is_one_of(fn, allocator_names) || has_prefix(fn, allocator_prefixes));
+}
+
 bool frame_is_runtime(const char *fn, const char *module)
 {
 	if (module && *module) {

@@ -40,6 +40,14 @@ bool frame_is_runtime(const char *fn, const char *module);
  */
 bool frame_python_stdlib(const char *path);
 
+/*
+ * True when FN (normalized) is the C library's or C++ runtime's allocator:
+ * malloc, free and their internals (_int_free, tcache_get, ...), operator
+ * new and delete. A crash that stops there is a corrupted heap, whatever
+ * the signal (a SEGV following a bad pointer, or glibc's own abort).
+ */
+bool frame_is_allocator(const char *fn);
+
 /* Basename of a path (borrowed from path). */
 const char *frame_basename(const char *path);
 

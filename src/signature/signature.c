@@ -153,7 +153,9 @@ void signature_from_output(struct signature *sig, const char *kind,
 	snprintf(sig->kind, sizeof(sig->kind), "%s", kind);
 	if (!(user && regex_search(user, output, len, NULL)) && from_extractors(sig, output, len))
 		return;
-	if (signature_pick_line(output, len, user, &a, &e)) {
+	const char *by = signature_pick_line(output, len, user, &a, &e);
+	if (by) {
+		sig->weak_key = strcmp(by, "user") != 0;
 		while (a < e && isspace((unsigned char)output[a]))
 			a++;
 		while (e > a && isspace((unsigned char)output[e - 1]))

@@ -11,6 +11,7 @@
 #ifndef JOSTLE_SIGNATURE_H
 #define JOSTLE_SIGNATURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "signature/key.h"
@@ -25,6 +26,8 @@ struct signature {
 	char **frames;    /* owned: normalized frame names (may be NULL) */
 	size_t nframes;
 	char id[9];       /* 8 hex digits + NUL */
+	bool weak_key;    /* the key is a guess: a run-only last resort (any error
+	                     line) or the last line, not a recognized report */
 };
 
 

@@ -24,15 +24,25 @@ int fileio_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-int fileio_write_file(const char *path, const void *p, size_t n)
+static int write_file(const char *path, int flags, const void *p, size_t n)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
 	if (fd < 0)
 		return -errno;
 	int rc = fileio_write_all(fd, p, n);
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	return rc;
+}
+
+int fileio_write_file(const char *path, const void *p, size_t n)
+{
+	return write_file(path, O_TRUNC, p, n);
+}
+
+int fileio_append_file(const char *path, const void *p, size_t n)
+{
+	return write_file(path, O_APPEND, p, n);
 }
 
 int fileio_read_fd(int fd, struct dbuf *b)

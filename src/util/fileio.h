@@ -18,6 +18,10 @@ int fileio_write_all(int fd, const void *p, size_t n);
 __attribute__((warn_unused_result))
 int fileio_write_file(const char *path, const void *p, size_t n);
 
+/* Create path (mode 0644) or append to it. 0, or -errno. */
+__attribute__((warn_unused_result))
+int fileio_append_file(const char *path, const void *p, size_t n);
+
 /* Append what fd holds, to its end, to b (at most b's cap: the rest is
  * left unread). 0, or -errno of a failed read. */
 int fileio_read_fd(int fd, struct dbuf *b);

@@ -49,7 +49,8 @@ int main(void)
 	CHECK_KEY("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f:\n", "Fatal Python error: Segmentation fault");
 	CHECK_KEY("==123==ERROR: AddressSanitizer: heap-use-after-free on address 0x602000000010 at pc 0x1\nFatal Python error: Aborted\n",
 		  "AddressSanitizer: heap-use-after-free");
-	CHECK_KEY("free(): double free detected in tcache 2\n", "free(): double free detected in tcache N");
+	CHECK_KEY("free(): double free detected in tcache 2\n", "heap corruption");
+	CHECK_KEY("corrupted size vs. prev_size\n", "heap corruption");
 	CHECK_KEY("zoo: drain.c:88: drain: Assertion `slot->state == 1' failed.\n", "Assertion `slot->state == N' failed.");
 	CHECK_KEY("panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\n",
 		  "panic: runtime error: index out of range [N] with length N");
