@@ -202,6 +202,8 @@ int crashlog_parse(const char *text, size_t len, struct crashlog *out, char *why
 		} else if (n == 3 && !memcmp(line, "end", 3) && nl) {
 			out->complete = true;
 			in_maps = false;
+		} else if (!nl) {
+			/* a last line without its newline may be cut short: "pid 12" of 1234 */
 		} else if (starts(line, n, "signal")) {
 			value(line, n, 7, buf, sizeof(buf));
 			char *name;
