@@ -3,7 +3,7 @@
 # only those that are missing. Needs root (or sudo) the first time.
 set -eu
 pkgs=(build-essential pkg-config libcjson-dev libpcre2-dev libdw-dev libelf-dev
-      zlib1g-dev python3 python3-pytest python3-dev libxml2-utils gdb procps time
+      zlib1g-dev python3 python3-pytest python3-dev libxml2-utils gdb procps time binutils xz-utils
       clang libclang-rt-14-dev)   # the last two: make fuzz (libFuzzer's runtime)
 [ "${JOSTLE_SETUP_EXTRA:-}" ] && read -r -a extra <<<"$JOSTLE_SETUP_EXTRA" && pkgs+=("${extra[@]}")
 missing=()
