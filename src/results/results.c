@@ -246,6 +246,7 @@ static size_t sig_get(struct results *r, const cJSON *o, const char *outcome,
 		s->kind = xstrdup(outcome);
 	s->key = jdup(o, "sig_key");
 	s->key_line = jdup(o, "key_line");
+	s->key_guessed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "key_guessed"));
 	const cJSON *frames = cJSON_GetObjectItemCaseSensitive(o, "frames"), *f;
 	cJSON_ArrayForEach(f, frames)
 		if (cJSON_IsString(f))

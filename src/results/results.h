@@ -63,6 +63,7 @@ struct results_series {
 struct results_sig {
 	char *id;             /* 8 hex digits, or "-" + outcome when unclassified */
 	char *kind, *key, *key_line;    /* owned, may be NULL */
+	bool key_guessed;     /* "key_guessed": no report recognized (docs/FORMAT.md) */
 	struct strvec frames;
 	/* the example: the first run seen with this signature */
 	char *log, *stacks;   /* paths relative to dirs[dir], may be NULL */

@@ -50,8 +50,9 @@ static void sig_row(FILE *f, const struct results_sig *st, uint64_t counted,
 	pct(c, sizeof(c), hi);
 	snprintf(rate, sizeof(rate), "%s [%s, %s]", a, b, c);
 	snprintf(range, sizeof(range), "#%" PRId64 "..#%" PRId64, st->first_run, st->last_run);
-	fprintf(f, "  %-8s  %-6s  %7" PRIu64 "  %-22s  %-13s  %.100s\n", st->id,
-		st->kind ? st->kind : "", st->count, rate, range, st->key_line ? st->key_line : "");
+	fprintf(f, "  %-8s  %-6s  %7" PRIu64 "  %-22s  %-13s  %s%.100s\n", st->id,
+		st->kind ? st->kind : "", st->count, rate, range, st->key_guessed ? "* " : "",
+		st->key_line ? st->key_line : "");
 	if (st->frames.nr) {
 		/* the frames of the signature, as runs.jsonl and stacks/RUN.txt have them */
 		fprintf(f, "  %8s  frames: ", "");
@@ -77,8 +78,16 @@ static void sig_table(FILE *f, const struct results *r, const char *out_dir)
 		qsort(rows, n, sizeof(*rows), by_count);
 	fprintf(f, "\n  %-8s  %-6s  %7s  %-22s  %-13s  %s\n", "id", "kind", "count",
 		"rate (95% CI)", "runs", "key line");
-	for (size_t i = 0; i < n; i++)
+	bool guessed = false;
+	for (size_t i = 0; i < n; i++) {
 		sig_row(f, rows[i], r->totals.counted, out_dir);
+		guessed |= rows[i]->key_guessed;
+	}
+	if (guessed)
+		fprintf(f, "  * no report recognized: the key is the output's last error or exception line, "
+			"else its last line;\n    jostle survey does not guess (it would match nearly every "
+			"log) and counts such a log\n    as 'no recognized failure' (--signature or survey's "
+			"--rules name it in both)\n");
 	if (other)
 		fprintf(f, "  (%" PRIu64 " failures with further signatures not listed)\n", other);
 	free(rows);

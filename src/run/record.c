@@ -151,6 +151,8 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kstr(b, "sig_kind", failed ? r->sig.kind : NULL);
 	jsonw_kstr(b, "sig_key", failed ? r->sig.key : NULL);
 	jsonw_kstr(b, "key_line", failed ? r->sig.key_line : NULL);
+	if (failed && r->sig.weak_key)   /* no report recognized: a run-only guess */
+		jsonw_kbool(b, "key_guessed", true);
 	jsonw_key(b, "frames");
 	dbuf_addc(b, '[');
 	for (size_t i = 0; failed && i < r->sig.nframes; i++) {

@@ -128,6 +128,13 @@ const struct extractor extractor_table[] = {
 	  .anchor = "Traceback (most recent call last)",
 	  .pattern = "Traceback \\(most recent call last\\)",
 	  .key = "", .follow = FOLLOW_PY_EXCEPTION },
+	/* pytest's failure detail, "E       RuntimeError: message": the same key
+	 * as its FAILED summary line, for a log without one (pytest killed, a
+	 * summary cut off, -p no:terminal) */
+	{ .name = "pytest-E", .outcome = "fail", .tier = T2,
+	  .anchor = "E ",
+	  .pattern = "^E {2,}((?:[A-Za-z_][\\w.]*\\.)?[A-Z]\\w*(?:Error|Exception|Failed|Failure|Exit|Interrupt)\\b(?::.*?)?|assert .*?)\\s*$",
+	  .key = "$1" },
 	{ .name = "cuda", .outcome = "fail", .tier = T2,
 	  .anchor = "CUDA_ERROR_",
 	  .pattern = "\\b(CUDA_ERROR_[A-Z0-9_]+)",

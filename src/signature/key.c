@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "signature/key.h"
 #include "util/banned.h"
@@ -24,19 +25,62 @@ static int is_hex(int c)
 	return isxdigit(c);
 }
 
-/* Length of a standalone hex word of 8+ digits with at least one decimal digit
- * (build ids, hashes, raw pointers printed without 0x), or 0. */
+/* Length of a standalone hex word of 8+ digits (build ids, hashes, checksums,
+ * raw pointers printed without 0x), or 0. One without a decimal digit
+ * (ffffffff, deadbeef) counts when its letters are all of one case: no
+ * English word of 8 letters is made of a-f alone, and a mixed-case one is
+ * more likely a name than a number. */
 static size_t hexword_len(const char *s, size_t n)
 {
 	size_t i = 0;
-	int digit = 0;
+	int digit = 0, lower = 0, upper = 0;
 	while (i < n && is_hex((unsigned char)s[i])) {
 		digit |= isdigit((unsigned char)s[i]);
+		lower |= islower((unsigned char)s[i]);
+		upper |= isupper((unsigned char)s[i]);
 		i++;
 	}
-	if (i < 8 || !digit || (i < n && is_word((unsigned char)s[i])))
+	if (i < 8 || (!digit && lower && upper) || (i < n && is_word((unsigned char)s[i])))
 		return 0;
 	return i;
+}
+
+/* Length of a duration unit at s that another number follows ("1m30s":
+ * the "m"), or 0. */
+static size_t unit_then_number(const char *s, size_t n)
+{
+	static const char *const units[] = { "ms", "us", "ns", "min", "h", "m", "s", "d", NULL };
+	for (const char *const *u = units; *u; u++) {
+		size_t k = strlen(*u);
+		if (k < n && !strncmp(s, *u, k) && isdigit((unsigned char)s[k]))
+			return k;
+	}
+	return 0;
+}
+
+/* Whether the digits at line[i] number a thread, a worker or a core: the
+ * word before them ends in one of these names ("worker3", "aicore_7",
+ * "Thread-12" is a separate number already), and they end the word. Which
+ * one failed varies from run to run; "sm_80" or "x86_64" stay. */
+static bool thread_number(const char *line, size_t i, size_t len)
+{
+	static const char *const names[] = { "thread", "worker", "pool", "executor", "task", "core",
+					     "cpu", "rank", "proc", "job", "stream", "queue", "shard",
+					     "conn", "client", "loop", "dummy", "tid", "pid", NULL };
+	size_t e = i;
+	while (e < len && isdigit((unsigned char)line[e]))
+		e++;
+	if (e < len && is_word((unsigned char)line[e]))
+		return false;
+	size_t w = i;
+	if (w > 0 && (line[w - 1] == '_' || line[w - 1] == '#'))
+		w--;
+	for (const char *const *nm = names; *nm; nm++) {
+		size_t k = strlen(*nm);
+		if (w >= k && !strncasecmp(line + w - k, *nm, k))
+			return true;
+	}
+	return false;
 }
 
 /* Length of a UUID at s (8-4-4-4-12 hex), or 0. */
@@ -148,12 +192,27 @@ void key_normalize(const char *line, size_t len, struct dbuf *out)
 			if (k - i >= 8) {
 				dbuf_adds(out, "<hex>");
 				i = k;
-			} else {
+				continue;
+			}
+			for (;;) {
 				while (i < len && (isdigit((unsigned char)line[i]) ||
 						   (line[i] == '.' && i + 1 < len && isdigit((unsigned char)line[i + 1]))))
 					i++;
 				dbuf_addc(out, 'N');
+				/* "1m30s", "2h5m": every part of a duration */
+				size_t u = unit_then_number(line + i, len - i);
+				/* "ThreadPoolExecutor-0_3": the index after the pool's */
+				if (!u && i + 1 < len && line[i] == '_' && isdigit((unsigned char)line[i + 1]))
+					u = 1;
+				if (!u)
+					break;
+				dbuf_add(out, line + i, u);
+				i += u;
 			}
+		} else if (isdigit(c) && thread_number(line, i, len)) {
+			while (i < len && isdigit((unsigned char)line[i]))
+				i++;
+			dbuf_addc(out, 'N');
 		} else {
 			dbuf_addc(out, (char)c);
 			i++;

@@ -192,6 +192,10 @@ static void write_text(const struct survey *sv, FILE *f)
 	}
 	fprintf(f, "\nno recognized failure: %" PRIu64 " logs (%.1f%%)\n", sv->none,
 		share(sv->none, sv->logs));
+	if (sv->none)
+		fprintf(f, "    (jostle run keys such an output on its last error or exception line, else its "
+			"last line,\n    and marks the key guessed; a survey does not guess: --rules names "
+			"them in both)\n");
 	if (sv->none) {
 		for (size_t g = 0; g < sv->ngroups; g++) {
 			dbuf_reset(&b);

@@ -39,7 +39,7 @@ check_eq "ubsan: culprit" "$(json "$TMP/ub.json" 'd["crash"]["frames"][0]')" add
 if [ "$(basename "$BUILD")" != build-asan ]; then
 	"$FIX/crash" double-free > "$TMP/glibc.log" 2>&1
 	explain "$TMP/glibc.log" glibc
-	check_eq "glibc: kind" "$(json "$TMP/glibc.json" 'd["crash"]["kind"]')" glibc-abort
+	check_eq "glibc: kind" "$(json "$TMP/glibc.json" 'd["crash"]["kind"]')" heap-corruption
 	check_eq "glibc: key line" "$(json "$TMP/glibc.json" 'd["crash"]["key_line"]')" "free(): double free detected in tcache 2"
 fi
 "$FIX/crash" assert > "$TMP/assert.log" 2>&1
