@@ -477,14 +477,6 @@ static int unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *name, 
 	return fd;
 }
 
-static const Dwfl_Callbacks *unwind_callbacks(Dwfl_Callbacks *cb)
-{
-	memset(cb, 0, sizeof(*cb));
-	cb->find_elf = unwind_find_elf;
-	cb->find_debuginfo = dwfl_standard_find_debuginfo;
-	cb->debuginfo_path = dwname_debuginfo_path();
-	return cb;
-}
 
 /* Each mapped file as one module where the crashed process had it, as
  * dwfl_linux_proc_report() would have from the live process: from its
@@ -634,7 +626,7 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 		return -ENOTSUP;
 	}
 	Dwfl_Callbacks cb;
-	Dwfl *dwfl = dwfl_begin(unwind_callbacks(&cb));
+	Dwfl *dwfl = dwfl_begin(dwname_callbacks(&cb, unwind_find_elf));
 	if (!dwfl) {
 		snprintf(why, whylen, "dwfl_begin: %s", dwfl_errmsg(-1));
 		return -ENOMEM;
@@ -734,10 +726,8 @@ struct crashlog_symbols *crashlog_symbols_new(void)
 {
 	struct crashlog_symbols *k = xcalloc(1, sizeof(*k));
 	k->next_base = SYMBOLS_FIRST_BASE;
-	k->cb.find_elf = dwfl_build_id_find_elf;
-	k->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	dwname_callbacks(&k->cb, dwfl_build_id_find_elf);
 	k->cb.section_address = dwfl_offline_section_address;
-	k->cb.debuginfo_path = dwname_debuginfo_path();
 	return k;
 }
 

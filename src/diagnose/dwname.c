@@ -37,6 +37,15 @@ char **dwname_debuginfo_path(void)
 	return &debuginfo_path;
 }
 
+const Dwfl_Callbacks *dwname_callbacks(Dwfl_Callbacks *cb, dwname_find_elf_fn *find_elf)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->find_elf = find_elf;
+	cb->find_debuginfo = dwfl_standard_find_debuginfo;
+	cb->debuginfo_path = dwname_debuginfo_path();
+	return cb;
+}
+
 Dwarf_Addr dwname_file_addr(Dwfl_Module *mod, Dwarf_Addr lookup)
 {
 	Dwarf_Addr bias = 0;

@@ -29,6 +29,11 @@
 /* The debuginfo path for Dwfl_Callbacks.debuginfo_path (never freed). */
 char **dwname_debuginfo_path(void);
 
+/* cb set for a Dwfl: FIND_ELF, the standard debuginfo search over the path
+ * above, nothing else. Returns cb (it must outlive the Dwfl). */
+typedef int dwname_find_elf_fn(Dwfl_Module *, void **, const char *, Dwarf_Addr, char **, Elf **);
+const Dwfl_Callbacks *dwname_callbacks(Dwfl_Callbacks *cb, dwname_find_elf_fn *find_elf);
+
 /*
  * The name of the frame at LOOKUP (an address in MOD as loaded: a return
  * address already moved back into its call) into buf: the symbol (as the

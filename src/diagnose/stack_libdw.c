@@ -35,14 +35,6 @@ struct walk {
 	char why[128];     /* the first thread that could not be unwound: why */
 };
 
-static const Dwfl_Callbacks *proc_callbacks(Dwfl_Callbacks *cb)
-{
-	memset(cb, 0, sizeof(*cb));
-	cb->find_elf = dwfl_linux_proc_find_elf;
-	cb->find_debuginfo = dwfl_standard_find_debuginfo;
-	cb->debuginfo_path = dwname_debuginfo_path();
-	return cb;
-}
 
 static int frame_cb(Dwfl_Frame *frame, void *arg)
 {
@@ -82,7 +74,7 @@ static const char *libdw_unavailable(void)
 static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t errlen)
 {
 	Dwfl_Callbacks cb;
-	Dwfl *dwfl = dwfl_begin(proc_callbacks(&cb));
+	Dwfl *dwfl = dwfl_begin(dwname_callbacks(&cb, dwfl_linux_proc_find_elf));
 	if (!dwfl) {
 		snprintf(err, errlen, "dwfl_begin: %s", dwfl_errmsg(-1));
 		return -ENOMEM;
@@ -123,14 +115,6 @@ static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t err
 	return w.threads ? w.threads : -EIO;
 }
 
-static const Dwfl_Callbacks *core_callbacks(Dwfl_Callbacks *cb)
-{
-	memset(cb, 0, sizeof(*cb));
-	cb->find_elf = dwfl_build_id_find_elf;
-	cb->find_debuginfo = dwfl_standard_find_debuginfo;
-	cb->debuginfo_path = dwname_debuginfo_path();
-	return cb;
-}
 
 int stack_from_core(const char *core, const char *exe, struct stack_set *out, pid_t *pid,
 		    char *err, size_t errlen)
@@ -144,7 +128,7 @@ int stack_from_core(const char *core, const char *exe, struct stack_set *out, pi
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Dwfl_Callbacks cb;
-	Dwfl *dwfl = elf ? dwfl_begin(core_callbacks(&cb)) : NULL;
+	Dwfl *dwfl = elf ? dwfl_begin(dwname_callbacks(&cb, dwfl_build_id_find_elf)) : NULL;
 	int rc = -EIO;
 	if (!elf || !dwfl) {
 		snprintf(err, errlen, "'%s' is not an ELF file: %s", core, elf_errmsg(-1));
