@@ -71,10 +71,13 @@ const struct extractor extractor_table[] = {
 	  .anchor = "corrupted ",
 	  .pattern = "(corrupted (?:size vs\\. prev_size|double-linked list|top size|unsorted chunks)(?: \\(not small\\))?)",
 	  .key = "heap corruption", .follow = FOLLOW_REPORT },
+	/* an assert is its file, its function and its condition: the same
+	 * condition in another file is another assert (the line number changes
+	 * with every edit, the file does not) */
 	{ .name = "assert", .outcome = "crash", .tier = T1,
 	  .anchor = "Assertion `",
-	  .pattern = "(?:(\\w+): )?(Assertion `.*' failed\\.?)",
-	  .key = "$2", .frame = 1, .follow = FOLLOW_REPORT },
+	  .pattern = "(?:(([\\w.+-]+\\.\\w+):)\\d+: )?(?:(\\w+): )?(Assertion `.*' failed\\.?)",
+	  .key = "$1 $4", .frame = 3, .follow = FOLLOW_REPORT },
 	{ .name = "python-fatal", .outcome = "crash", .tier = T1,
 	  .anchor = "Fatal Python error: ",
 	  .pattern = "(Fatal Python error: .*?)\\s*$",

@@ -82,7 +82,11 @@ int main(void)
 		  "RuntimeError: GraphDefinition is no longer valid");
 	CHECK_KEY("E       assert 3 == 4\n", "assert N == N");
 	CHECK_KEY("corrupted size vs. prev_size\n", "heap corruption");
-	CHECK_KEY("zoo: drain.c:88: drain: Assertion `slot->state == 1' failed.\n", "Assertion `slot->state == N' failed.");
+	CHECK_KEY("zoo: drain.c:88: drain: Assertion `slot->state == 1' failed.\n", "drain.c: Assertion `slot->state == N' failed.");
+	/* the same condition in another file is another assert; a path is cut to its file */
+	CHECK_KEY("d2: /src/din_phil2_sat.c:33: thread1: Assertion `0' failed.\n", "din_phil2_sat.c: Assertion `N' failed.");
+	CHECK_KEY("d3: /src/din_phil3_sat.c:33: thread1: Assertion `0' failed.\n", "din_phil3_sat.c: Assertion `N' failed.");
+	CHECK_KEY("Assertion `x' failed.\n", "Assertion `x' failed.");
 	CHECK_KEY("panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\n",
 		  "panic: runtime error: index out of range [N] with length N");
 	CHECK_KEY("step 1\nstep 2\nsomething odd happened\n\n\n", "something odd happened");
