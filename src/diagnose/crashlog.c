@@ -318,52 +318,6 @@ static int64_t mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
-int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
-		  char *path, size_t len)
-{
-	/* The main process's record, by name: the common case, and the
-	 * folder holds every record of the series, so a scan per crash would
-	 * grow with the series. */
-	struct stat st;
-	snprintf(path, len, "%s/%" PRIu64 ".%ld.txt", dir, run, (long)main_pid);
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && mtime_ns(&st) >= since_ns)
-		return 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return -ENOENT;
-	char prefix[32];
-	int pl = snprintf(prefix, sizeof(prefix), "%" PRIu64 ".", run);
-	char best[256] = "";
-	int64_t best_t = 0;
-	bool best_main = false;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *name = de->d_name;
-		if (strncmp(name, prefix, (size_t)pl))
-			continue;
-		char *end;
-		long pid = strtol(name + pl, &end, 10);
-		if (end == name + pl || strcmp(end, ".txt"))
-			continue;
-		if (fstatat(dirfd(d), name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		int64_t t = mtime_ns(&st);
-		if (t < since_ns)
-			continue;   /* an earlier run's (replays share their JOSTLE_RUN) */
-		bool is_main = pid == (long)main_pid;
-		if (best[0] && (best_main || (!is_main && t >= best_t)))
-			continue;
-		snprintf(best, sizeof(best), "%s", name);
-		best_t = t;
-		best_main = is_main;
-	}
-	closedir(d);
-	if (!best[0])
-		return -ENOENT;
-	snprintf(path, len, "%s/%s", dir, best);
-	return 0;
-}
-
 struct found {
 	char name[256];
 	int64_t t;

@@ -122,17 +122,9 @@ void crashlog_release(struct crashlog *c);
 int crashlog_unwind(struct crashlog *c, char *why, size_t whylen);
 
 /*
- * The crash record of run RUN in DIR (files RUN.PID.txt written at or after
- * SINCE_NS, realtime, 0 for any): the one of MAIN_PID when there is one, else the
- * earliest (a crashing child, or a grandchild). Returns 0 and its path, or
- * -ENOENT.
- */
-int crashlog_find(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
-		  char *path, size_t len);
-
-/*
- * Every crash record of run RUN in DIR (as crashlog_find: written at or
- * after SINCE_NS), MAIN_PID's first, then the others oldest first: into
+ * Every crash record of run RUN in DIR (files RUN.PID.txt written at or
+ * after SINCE_NS, realtime, 0 for any: replays share their RUN), MAIN_PID's
+ * first, then the others oldest first (a child's, a grandchild's): into
  * paths (at most max, each PATH_LEN bytes). Returns how many were found
  * (those past max are not counted).
  */

@@ -133,16 +133,19 @@ static void test_find(void)
 	touch(dir, "5.200.txt");
 	touch(dir, "50.300.txt");
 	touch(dir, "5.x.txt");
-	char path[512], want[512];
-	CHECK(crashlog_find(dir, 5, 200, 0, path, sizeof(path)) == 0);
+	char path[512], want[512], got[4][CRASHLOG_PATH_LEN];
+	CHECK(crashlog_find_all(dir, 5, 200, 0, got, 4) == 2);
 	snprintf(want, sizeof(want), "%s/5.200.txt", dir);
-	CHECK_STR(path, want);   /* the main process's record first */
-	CHECK(crashlog_find(dir, 50, 1, 0, path, sizeof(path)) == 0);
+	CHECK_STR(got[0], want);   /* the main process's record first */
+	snprintf(want, sizeof(want), "%s/5.100.txt", dir);
+	CHECK_STR(got[1], want);   /* then a child's */
+	CHECK(crashlog_find_all(dir, 5, 200, 0, got, 1) == 1);   /* at most max */
+	CHECK(crashlog_find_all(dir, 50, 1, 0, got, 4) == 1);
 	snprintf(want, sizeof(want), "%s/50.300.txt", dir);
-	CHECK_STR(path, want);   /* else a child's */
-	CHECK(crashlog_find(dir, 6, 1, 0, path, sizeof(path)) == -ENOENT);
-	CHECK(crashlog_find(dir, 5, 200, INT64_MAX, path, sizeof(path)) == -ENOENT);
-	CHECK(crashlog_find("/nonexistent/dir", 5, 200, 0, path, sizeof(path)) == -ENOENT);
+	CHECK_STR(got[0], want);   /* else a child's */
+	CHECK(crashlog_find_all(dir, 6, 1, 0, got, 4) == 0);
+	CHECK(crashlog_find_all(dir, 5, 200, INT64_MAX, got, 4) == 0);
+	CHECK(crashlog_find_all("/nonexistent/dir", 5, 200, 0, got, 4) == 0);
 	const char *names[] = { "5.100.txt", "5.200.txt", "50.300.txt", "5.x.txt" };
 	for (size_t i = 0; i < 4; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
