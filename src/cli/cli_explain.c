@@ -19,8 +19,10 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "diagnose/crashlog.h"
+#include "results/results.h"
 #include "signature/evidence.h"
 #include "signature/crash.h"
+#include "signature/frame.h"
 #include "signature/signature.h"
 #include "util/dbuf.h"
 #include "util/fileio.h"
@@ -67,8 +69,29 @@ static void write_json(const struct crash_report *r, const struct signature *sig
 	dbuf_adds(o, "}\n");
 }
 
+/* The program the run of a record at PATH (DIR/crashes/RUN.PID.txt) ran:
+ * the basename of its series' argv[0] in DIR/runs.jsonl, into out; ""
+ * when the record is not in a run's folder. */
+static void record_program(const char *path, char *out, size_t len)
+{
+	out[0] = '\0';
+	char *dir = realpath(path, NULL);
+	for (int up = 0; dir && up < 2; up++) {   /* DIR/crashes/RUN.PID.txt -> DIR */
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+	}
+	struct results res;
+	results_init(&res);
+	if (dir && results_load_dir(&res, dir) == 0 && res.series_nr && res.series[0].argv.nr)
+		snprintf(out, len, "%s", frame_basename(res.series[0].argv.v[0]));
+	results_release(&res);
+	free(dir);
+}
+
 /* A crash handler's record: its stack, and the signature `jostle run`
- * gives a crash whose output names nothing but that record. */
+ * gives a crash whose output names nothing but that record (scoped to the
+ * program of the run whose folder holds it, signature_scope). */
 static int explain_record(const char *path, const char *format)
 {
 	struct crashlog c = CRASHLOG_INIT;
@@ -95,6 +118,9 @@ static int explain_record(const char *path, const char *format)
 	sig.key_line = xstrdup(what);
 	sig.key = xstrdup(what);
 	evidence_apply(&ev, &sig, ev.kind[0] != '\0');
+	char program[256];
+	record_program(path, program, sizeof(program));
+	signature_scope(&sig, program);
 	char cut[256];
 	bool truncated = crashlog_truncation(&c, cut, sizeof(cut));
 	if (!strcmp(format, "json")) {
@@ -106,6 +132,8 @@ static int explain_record(const char *path, const char *format)
 		jsonw_kstr(&out, "sig_key", sig.key);
 		dbuf_addc(&out, ',');
 		jsonw_kstrs(&out, "sig_frames", sig.frames, sig.nframes);
+		dbuf_addc(&out, ',');
+		jsonw_kstr(&out, "sig_scope", sig.scope[0] ? sig.scope : NULL);
 		dbuf_adds(&out, ",\"record\":{");
 		jsonw_kstr(&out, "signal", c.signame);
 		dbuf_addf(&out, ",\"pid\":%d,\"tid\":%d,\"complete\":%s,", (int)c.pid, (int)c.tid,
@@ -114,8 +142,9 @@ static int explain_record(const char *path, const char *format)
 		dbuf_adds(&out, "}}\n");
 	} else {
 		dbuf_add(&out, dbuf_str(&text), text.len);
-		dbuf_addf(&out, "signature: %s (kind %s, key '%s'; as jostle run records this crash when "
-			  "its output names nothing)\n", sig.id, sig.kind, sig.key);
+		dbuf_addf(&out, "signature: %s (kind %s, key '%s'%s%s; as jostle run records this crash when "
+			  "its output names nothing)\n", sig.id, sig.kind, sig.key,
+			  sig.scope[0] ? ", program " : "", sig.scope);
 	}
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	signature_release(&sig);

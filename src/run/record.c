@@ -153,6 +153,8 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kstr(b, "key_line", failed ? r->sig.key_line : NULL);
 	if (failed && r->sig.weak_key)   /* no report recognized: a run-only guess */
 		jsonw_kbool(b, "key_guessed", true);
+	if (failed && r->sig.scope[0])   /* part of the id (signature_scope) */
+		jsonw_kstr(b, "sig_scope", r->sig.scope);
 	jsonw_key(b, "frames");
 	dbuf_addc(b, '[');
 	for (size_t i = 0; failed && i < r->sig.nframes; i++) {

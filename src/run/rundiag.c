@@ -390,7 +390,7 @@ static void stacks_signature(const struct run_opts *o, const struct run *r, cons
 	free(path);
 }
 
-void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
+static void classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
 {
 	struct evidence ev;
 	memset(&ev, 0, sizeof(ev));
@@ -452,6 +452,13 @@ void rundiag_classify(const struct run_opts *o, struct run *r, const char *text,
 		ev.kind[0] = '\0';
 		evidence_apply(&ev, &r->sig, false);
 	}
+}
+
+void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
+{
+	classify(o, r, text, len);
+	/* what the output's own report does not name alone, the program does */
+	signature_scope(&r->sig, frame_basename(o->argv[0]));
 }
 
 void rundiag_stop(void)

@@ -33,6 +33,10 @@
  * first child's. The records are kept (a few KB each, smaller than the
  * run's log; they hold the raw pcs and maps, for symbolizing again). With
  * --core, the core is the fallback when there is no usable record.
+ *
+ * Last, a signature the output's own report does not make alone (a key
+ * jostle wrote, a guessed line, frames from stacks) is scoped to the
+ * program, the basename of the command's argv[0] (signature_scope).
  */
 #ifndef JOSTLE_RUNDIAG_H
 #define JOSTLE_RUNDIAG_H

@@ -30,8 +30,10 @@ void evidence_apply(const struct evidence *ev, struct signature *sig, bool repla
 		dbuf_init(&d, KEY_MAX + 16);
 		key_normalize(ev->key_line, strlen(ev->key_line), &d);
 		sig->key = dbuf_detach(&d, NULL);
+		sig->from_report = false;   /* jostle's words: "hang: deadlock" */
 	}
 	if (ev->nframes) {
+		sig->stack_frames = true;
 		char **frames = xcalloc(ev->nframes, sizeof(*frames));
 		for (size_t i = 0; i < ev->nframes; i++)
 			frames[i] = xstrdup(ev->frames[i]);

@@ -225,6 +225,12 @@ void key_normalize(const char *line, size_t len, struct dbuf *out)
 void key_id(const char *kind, const char *key, char *const *frames, size_t nframes,
 		  char out[9])
 {
+	key_id_scoped(kind, key, frames, nframes, NULL, out);
+}
+
+void key_id_scoped(const char *kind, const char *key, char *const *frames, size_t nframes,
+		   const char *scope, char out[9])
+{
 	uint64_t h = 0xcbf29ce484222325ULL;
 #define FNV(c) do { h ^= (unsigned char)(c); h *= 0x100000001b3ULL; } while (0)
 	for (const char *p = kind ? kind : ""; *p; p++)
@@ -237,6 +243,12 @@ void key_id(const char *kind, const char *key, char *const *frames, size_t nfram
 		if (i)
 			FNV('\n');
 		for (const char *p = frames[i]; *p; p++)
+			FNV(*p);
+	}
+	if (scope && *scope) {
+		FNV('\n');
+		FNV('@');
+		for (const char *p = scope; *p; p++)
 			FNV(*p);
 	}
 #undef FNV

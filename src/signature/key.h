@@ -17,5 +17,9 @@ void key_normalize(const char *line, size_t len, struct dbuf *out);
 /* The id function on its own, into out (9 bytes). */
 void key_id(const char *kind, const char *key, char *const *frames, size_t nframes,
 	    char out[9]);
+/* The same with a scope (signature_scope): "" or NULL is key_id's id; else
+ * "\n@" and the scope are hashed after the frames. */
+void key_id_scoped(const char *kind, const char *key, char *const *frames, size_t nframes,
+		   const char *scope, char out[9]);
 
 #endif

@@ -109,7 +109,16 @@ const char *signature_pick_line(const char *output, size_t len, struct regex *us
 
 void signature_update_id(struct signature *sig)
 {
-	key_id(sig->kind, sig->key, sig->frames, sig->nframes, sig->id);
+	key_id_scoped(sig->kind, sig->key, sig->frames, sig->nframes, sig->scope, sig->id);
+}
+
+bool signature_scope(struct signature *sig, const char *program)
+{
+	if ((sig->from_report && !sig->stack_frames) || !program || !program[0])
+		return false;
+	snprintf(sig->scope, sizeof(sig->scope), "%s", program);
+	signature_update_id(sig);
+	return true;
 }
 
 /*
@@ -139,6 +148,7 @@ static bool from_extractors(struct signature *sig, const char *output, size_t le
 				sig->frames[i] = xstrdup(h->frames.v[i]);
 			sig->nframes = h->frames.nr;
 		}
+		sig->from_report = true;
 		signature_update_id(sig);
 	}
 	extractor_scan_release(&sc);
@@ -156,6 +166,7 @@ void signature_from_output(struct signature *sig, const char *kind,
 	const char *by = signature_pick_line(output, len, user, &a, &e);
 	if (by) {
 		sig->weak_key = strcmp(by, "user") != 0;
+		sig->from_report = !sig->weak_key;
 		while (a < e && isspace((unsigned char)output[a]))
 			a++;
 		while (e > a && isspace((unsigned char)output[e - 1]))

@@ -28,6 +28,11 @@ struct signature {
 	char id[9];       /* 8 hex digits + NUL */
 	bool weak_key;    /* the key is a guess: a run-only last resort (any error
 	                     line) or the last line, not a recognized report */
+	bool from_report; /* kind, key and frames from a report the extractors
+	                     recognized in the output (what `jostle survey`
+	                     reads too), or from the user's --signature pattern */
+	bool stack_frames;  /* the frames are from stacks (evidence.h), not the output */
+	char scope[64];   /* "" or the program it is scoped to (signature_scope) */
 };
 
 
@@ -51,8 +56,21 @@ void signature_from_output(struct signature *sig, const char *kind,
 void signature_set_frames(struct signature *sig, char **frames, size_t nframes);
 void signature_set_kind(struct signature *sig, const char *kind);
 
-/* Recompute sig->id from kind, key and frames. */
+/* Recompute sig->id from kind, key, frames and scope. */
 void signature_update_id(struct signature *sig);
+
+/*
+ * Scope sig to PROGRAM (a basename: the command jostle ran) when the
+ * output's own report does not make it alone: a key jostle wrote ("killed
+ * by SEGV", "hang: deadlock", "exit status 1"), a guessed line, or frames
+ * taken from stacks. Such a signature names nothing that tells two
+ * programs apart (no frames, or function names every small program has:
+ * main, thread1, worker), so the program's name joins its id and two
+ * programs never share it. A recognized report's signature is left
+ * unscoped: the same in every program and in `jostle survey`. Returns
+ * true when sig was scoped (the id recomputed).
+ */
+bool signature_scope(struct signature *sig, const char *program);
 
 
 void signature_release(struct signature *sig);

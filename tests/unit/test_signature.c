@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "signature/evidence.h"
 #include "signature/key.h"
 #include "signature/signature.h"
 #include "util/dbuf.h"
@@ -154,5 +155,63 @@ int main(void)
 	/* Known value: guards the documented definition (FNV-1a 64, top 32 bits). */
 	key_id("", "", NULL, 0, a);
 	CHECK_STR(a, "08547e07");
+	key_id_scoped("", "", NULL, 0, "", b);
+	CHECK_STR(b, "08547e07");
+
+	/* Scope: a signature the output's report does not make alone is the
+	 * program's; a recognized report's is the same in every program. */
+	{
+		struct signature s1, s2;
+		const char *asan = "==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020 at pc 0x1\n"
+				   "    #0 0x55d1c0 in on_task_complete /src/orch.c:120:5\n";
+		signature_from_output(&s1, "crash", asan, strlen(asan), NULL);
+		memcpy(a, s1.id, 9);
+		CHECK(!signature_scope(&s1, "prog_a") && !s1.scope[0]);
+		CHECK_STR(s1.id, a);
+		/* ... unless its frames come from stacks */
+		struct evidence ev;
+		memset(&ev, 0, sizeof(ev));
+		snprintf(ev.frames[0], sizeof(ev.frames[0]), "thread1");
+		ev.nframes = 1;
+		signature_release(&s1);
+		const char *plain = "some output\nthe end\n";
+		signature_from_output(&s1, "fail", plain, strlen(plain), NULL);   /* a guess */
+		signature_from_output(&s2, "fail", plain, strlen(plain), NULL);
+		CHECK(s1.weak_key && !s1.from_report);
+		CHECK(signature_scope(&s1, "prog_a") && signature_scope(&s2, "prog_b"));
+		CHECK(strcmp(s1.id, s2.id) != 0);            /* two programs, two ids */
+		key_id_scoped("fail", "the end", NULL, 0, "prog_a", c);
+		CHECK_STR(s1.id, c);
+		signature_release(&s2);
+		signature_from_output(&s2, "fail", plain, strlen(plain), NULL);
+		CHECK(signature_scope(&s2, "prog_a"));
+		CHECK_STR(s2.id, s1.id);                     /* one program, one id */
+		signature_release(&s1);
+		signature_release(&s2);
+		/* a hang: jostle's key and frames from stacks, in two programs
+		 * whose functions have the same names */
+		snprintf(ev.kind, sizeof(ev.kind), "deadlock");
+		snprintf(ev.key_line, sizeof(ev.key_line), "hang: deadlock");
+		signature_from_output(&s1, "hang", plain, strlen(plain), NULL);
+		signature_from_output(&s2, "hang", plain, strlen(plain), NULL);
+		evidence_apply(&ev, &s1, true);
+		evidence_apply(&ev, &s2, true);
+		CHECK_STR(s1.id, s2.id);
+		CHECK(s1.stack_frames && !s1.from_report);
+		CHECK(signature_scope(&s1, "phase") && signature_scope(&s2, "sync"));
+		CHECK(strcmp(s1.id, s2.id) != 0);
+		signature_release(&s1);
+		signature_release(&s2);
+		/* a recognized report whose frames came from a crash record */
+		const char *assert_out = "prog: a.c:12: main: Assertion `x' failed.\n";
+		signature_from_output(&s1, "crash", assert_out, strlen(assert_out), NULL);
+		CHECK(s1.from_report);
+		memset(&ev, 0, sizeof(ev));
+		snprintf(ev.frames[0], sizeof(ev.frames[0]), "worker");
+		ev.nframes = 1;
+		evidence_apply(&ev, &s1, false);
+		CHECK(signature_scope(&s1, "prog_a"));
+		signature_release(&s1);
+	}
 	return tap_done();
 }
