@@ -399,8 +399,21 @@ static void classify(const struct run_opts *o, struct run *r, const char *text, 
 		if (o->diag.crash_handler)
 			(void)from_crashlog(o, r, &ev, true);
 		struct rundiag_state *st = r->diag_state;
-		if (!st)
+		if (!st) {
+			/* Not diagnosed (--no-diag, or no diagnosis worker came
+			 * free): no evidence, and the last line it printed varies;
+			 * one key for all of these, unless the output holds a
+			 * recognized report. */
+			if (r->sig.weak_key || !r->sig.key || !strcmp(r->sig.key, "timed out")) {
+				free(r->sig.key_line);
+				free(r->sig.key);
+				r->sig.key_line = xstrdup("hang: not diagnosed");
+				r->sig.key = xstrdup("hang: not diagnosed");
+				r->sig.weak_key = false;
+				signature_update_id(&r->sig);
+			}
 			return;
+		}
 		ev = st->hang;
 		if (!st->hang_done) {
 			/* It exited as the timeout hit: nothing to diagnose, and its last

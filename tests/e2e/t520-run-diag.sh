@@ -83,6 +83,7 @@ check "--sanitizer-symbolize: nothing added" test -z "$(grep '^UBSAN_OPTIONS=' "
 "$JOSTLE" run -q -n 1 --timeout 500ms --no-diag -o "$TMP/nd" -- "$FIX/hang" sleep > /dev/null 2>&1
 check_eq "no-diag: plain hang kind" "$(runs "$TMP/nd" 'rows[0]["sig_kind"]')" hang
 check_eq "no-diag: no diag member" "$(runs "$TMP/nd" '"diag" in rows[0]')" False
+check_eq "no-diag: one key, not the last line printed" "$(runs "$TMP/nd" 'rows[0]["sig_key"]')" "hang: not diagnosed"
 check "no-diag: no stacks folder" test ! -e "$TMP/nd/stacks/0.txt"
 "$JOSTLE" run --diag-window 0 -- true > /dev/null 2> "$TMP/bw.err"; check_eq "bad window: exit 2" "$?" 2
 check "bad window: names the option" grep -q "^jostle: --diag-window '0'" "$TMP/bw.err"
