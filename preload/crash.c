@@ -52,9 +52,8 @@
  *     the memory, it waits for the writer first, bounded). jostle waits for
  *     what a run left behind, the writer included, before reading;
  *   - the file is created unnamed (O_TMPFILE) and linked under its name
- *     once its head, its maps copy and its first stack line are in it (all
- *     that naming the crashing frame takes); its last line is "end", so a
- *     reader tells a complete record from one cut short;
+ *     once the header is in it; its last line is "end", so a reader tells
+ *     a complete record from one cut short;
  *   - where clone() fails, the crashing thread writes the record itself.
  * On an architecture whose registers this file does not know, it falls back
  * to backtrace()'s return addresses as "pc" lines (record version 1),
@@ -511,26 +510,24 @@ static void write_head(struct out *o, const struct crash_state *c)
 }
 
 /*
- * The record file, with HEAD already in it. Where O_TMPFILE and /proc are
- * there it is created unnamed, and *link (64 bytes) gets the /proc path
- * record_link() names it by: the writer links it only once the maps copy
- * and the first stack line are in too, so that a record anyone finds (a
- * process group SIGKILLed the moment it appears) is never empty and always
- * names the crashing frame. Elsewhere it is created under its name (*link
- * "").
+ * The record file, with HEAD already in it: created unnamed and linked
+ * under PATH once it holds the head, so that no reader ever finds it
+ * empty. Where O_TMPFILE or /proc is missing, created under its name.
  */
-static int record_create(const char *dir, const char *path, const struct out *head, char *link)
+static int record_create(const char *dir, const char *path, const struct out *head)
 {
-	link[0] = '\0';
 	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd >= 0) {
+		char proc[64];
 		struct out p = { .fd = -1 };
 		out_str(&p, "/proc/self/fd/");
 		out_dec(&p, fd);
 		p.buf[p.n] = '\0';
-		if (sys_write(fd, head->buf, head->n) == (long)head->n && p.n < 64) {
-			memcpy(link, p.buf, p.n + 1);
-			return fd;
+		memcpy(proc, p.buf, p.n + 1);
+		if (sys_write(fd, head->buf, head->n) == (long)head->n) {
+			unlink(path);   /* an earlier record of the same name (a replay) */
+			if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+				return fd;
 		}
 		close(fd);
 	}
@@ -540,16 +537,6 @@ static int record_create(const char *dir, const char *path, const struct out *he
 		return -1;
 	}
 	return fd;
-}
-
-/* Name an unnamed record (record_create) PATH; *link becomes "". */
-static void record_link(char *link, const char *path)
-{
-	if (!link[0])
-		return;
-	unlink(path);   /* an earlier record of the same name (a replay) */
-	(void)linkat(AT_FDCWD, link, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
-	link[0] = '\0';
 }
 
 #ifdef CRASH_BACKTRACE
@@ -604,8 +591,7 @@ static void write_record(const struct crash_state *c, const ucontext_t *uc)
 #else
 	(void)uc;
 #endif
-	char link[64];
-	o.fd = record_create(dir[0] ? dir : "/", path, &o, link);
+	o.fd = record_create(dir[0] ? dir : "/", path, &o);
 	if (o.fd < 0)
 		return;
 	o.n = 0;
@@ -621,7 +607,6 @@ static void write_record(const struct crash_state *c, const ucontext_t *uc)
 		out_dec(&o, s[i].end ? (long long)(s[i].end - s[i].from) : 0);
 		out_str(&o, "\n");
 		out_flush(&o);
-		record_link(link, path);   /* head, maps and a stack line: frame 0 can be named */
 		size_t len = s[i].end ? s[i].end - s[i].from : 0;
 		size_t got = len ? copy_raw(o.fd, s[i].from, len) : 0;
 		out_str(&o, "\n");
@@ -654,7 +639,6 @@ static void write_record(const struct crash_state *c, const ucontext_t *uc)
 	}
 	out_str(&o, "end\n");
 	out_flush(&o);
-	record_link(link, path);   /* no stack span */
 	close(o.fd);
 }
 
