@@ -64,8 +64,11 @@ read -r n empty cut <<< "$(records "$TMP/kw")"
 check_eq "killed-writing: a record per run, none empty" "$n $empty" "6 0"
 marked=$(grep -l 'cut short' "$TMP"/kw/stacks/*.txt 2>/dev/null | wc -l)
 check_eq "killed-writing: every record cut short is said to be" "$marked" "$cut"
-check_eq "killed-writing: the crashing frame named in every run" \
-	"$(runs "$TMP/kw" '{r["frames"][0] if r["frames"] else "" for r in rows}')" "{'write_through_null'}"
+# The kill can come before the writer has copied the maps (a loaded machine):
+# such a record names no frame, and says it was cut short.
+check_eq "killed-writing: the crashing frame named in every run whose record is whole enough" \
+	"$(runs "$TMP/kw" '{r["frames"][0] if r["frames"] else ("cut short" if "cut short" in open(path.rsplit("/", 1)[0] + "/stacks/%d.txt" % r["run"]).read() else "unnamed, not said") for r in rows} <= {"write_through_null", "cut short"}')" \
+	True
 
 # --- a stack copy with a hole or cut anywhere still reads (unit: test_crashlog) ---
 
