@@ -18,6 +18,10 @@
  *   JOSTLE_CHAOS_STATS   if set, a file to which each process appends one line
  *                        "jostle-chaos: pid P: N calls interposed, D delays"
  *                        at exit (one O_APPEND write, atomic below PIPE_BUF)
+ *   JOSTLE_CHAOS_SITES   `jostle localize`: a plan file; call sites are
+ *                        recorded and, in its mask mode, delays go only to
+ *                        the sites JOSTLE_CHAOS_MASK names (see "call sites"
+ *                        below; JOSTLE_OUT and JOSTLE_RUN name the table)
  *
  * Rules this file keeps, because it runs inside programs it knows nothing of:
  *   - no malloc and no stdio on the hot path: per-thread state is a static
@@ -47,17 +51,20 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/rng.h"
+#include "util/sitemask.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -75,6 +82,7 @@ struct tstate {
 	uint64_t rng;
 	uint64_t calls;   /* not yet added to g_calls */
 	uint64_t ordinal;
+	uint64_t delays;  /* perturbations of this thread (jostle_chaos_thread_delays) */
 	int inited;
 	int busy;         /* inside the library: nested calls pass through */
 };
@@ -226,6 +234,7 @@ static void perturb_now(struct tstate *t)
 	int saved = errno;
 
 	__atomic_fetch_add(&g_delays, 1, __ATOMIC_RELAXED);
+	t->delays++;
 	switch (r & 3) {
 	case 0:
 		syscall(SYS_sched_yield);
@@ -239,230 +248,6 @@ static void perturb_now(struct tstate *t)
 		break;
 	}
 	errno = saved;
-}
-
-/*
- * The hot path, entered by every wrapper: count the call and, with the
- * configured probability, perturb. Returns 0 when the caller must pass the
- * call straight through without touching anything (nested or bootstrap).
- */
-static inline int enter(void)
-{
-	struct tstate *t;
-
-	if (__builtin_expect(ts.busy, 0))
-		return 0;
-	t = self();
-	if (++t->calls >= FLUSH_EVERY)
-		flush_calls(t);
-	if (g_threshold && rng_splitmix64(&t->rng) < g_threshold) {
-		t->busy = 1;
-		perturb_now(t);
-		t->busy = 0;
-	}
-	return 1;
-}
-
-#define PASS(real, ...) do { \
-	if (__builtin_expect(!__atomic_load_n(&real, __ATOMIC_ACQUIRE), 0) && !ensure_resolved()) \
-		return 0; /* bootstrap: single-threaded, nothing to exclude */ \
-	return real(__VA_ARGS__); \
-} while (0)
-
-EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
-{
-	enter();
-	PASS(real_mutex_lock, m);
-}
-
-EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
-{
-	enter();
-	PASS(real_mutex_trylock, m);
-}
-
-EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
-{
-	int rc;
-
-	if (!__atomic_load_n(&real_mutex_unlock, __ATOMIC_ACQUIRE) && !ensure_resolved())
-		return 0;
-	rc = real_mutex_unlock(m);
-	enter(); /* after the release: let another thread take it first */
-	return rc;
-}
-
-EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
-{
-	enter();
-	PASS(real_rwlock_rdlock, l);
-}
-
-EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
-{
-	enter();
-	PASS(real_rwlock_wrlock, l);
-}
-
-EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
-{
-	int rc;
-
-	if (!__atomic_load_n(&real_rwlock_unlock, __ATOMIC_ACQUIRE) && !ensure_resolved())
-		return 0;
-	rc = real_rwlock_unlock(l);
-	enter();
-	return rc;
-}
-
-EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
-{
-	enter();
-	PASS(real_spin_lock, l);
-}
-
-EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
-{
-	enter();
-	PASS(real_cond_wait, c, m);
-}
-
-EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
-{
-	enter();
-	PASS(real_cond_timedwait, c, m, abstime);
-}
-
-EXPORT int pthread_cond_signal(pthread_cond_t *c)
-{
-	enter();
-	PASS(real_cond_signal, c);
-}
-
-EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
-{
-	enter();
-	PASS(real_cond_broadcast, c);
-}
-
-EXPORT int sem_wait(sem_t *s)
-{
-	enter();
-	PASS(real_sem_wait, s);
-}
-
-EXPORT int sem_post(sem_t *s)
-{
-	enter();
-	PASS(real_sem_post, s);
-}
-
-EXPORT int sched_yield(void)
-{
-	if (!__atomic_load_n(&real_sched_yield, __ATOMIC_ACQUIRE) && !ensure_resolved())
-		return (int)syscall(SYS_sched_yield);
-	enter();
-	return real_sched_yield();
-}
-
-EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
-{
-	if (!__atomic_load_n(&real_nanosleep, __ATOMIC_ACQUIRE) && !ensure_resolved())
-		return (int)syscall(SYS_nanosleep, req, rem);
-	enter();
-	return real_nanosleep(req, rem);
-}
-
-EXPORT int usleep(useconds_t us)
-{
-	if (!__atomic_load_n(&real_usleep, __ATOMIC_ACQUIRE) && !ensure_resolved()) {
-		struct timespec req = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
-		return (int)syscall(SYS_nanosleep, &req, NULL);
-	}
-	enter();
-	return real_usleep(us);
-}
-
-EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
-{
-	if (!__atomic_load_n(&real_clock_nanosleep, __ATOMIC_ACQUIRE) && !ensure_resolved()) {
-		/* clock_nanosleep returns the error instead of setting errno */
-		long rc = syscall(SYS_clock_nanosleep, clk, flags, req, rem);
-		return rc < 0 ? errno : 0;
-	}
-	enter();
-	return real_clock_nanosleep(clk, flags, req, rem);
-}
-
-/* Thread start: the new thread gets its ordinal from its creator (so the
- * numbering follows creation order) and is perturbed once before it runs. */
-struct start {
-	void *(*fn)(void *);
-	void *arg;
-	uint64_t ordinal;
-};
-
-static void thread_end(void *unused)
-{
-	(void)unused;
-	flush_calls(&ts);
-}
-
-static void *thread_start(void *p)
-{
-	struct start s = *(struct start *)p;
-	void *ret;
-
-	free(p);
-	thread_init(s.ordinal);
-	if (g_threshold) {
-		ts.busy = 1;
-		perturb_now(&ts);
-		ts.busy = 0;
-	}
-	pthread_cleanup_push(thread_end, NULL);
-	ret = s.fn(s.arg);
-	pthread_cleanup_pop(1);
-	return ret;
-}
-
-EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
-{
-	struct start *s;
-
-	if (!__atomic_load_n(&real_create, __ATOMIC_ACQUIRE) && !ensure_resolved())
-		return EAGAIN;
-	self();
-	ts.calls++;
-	s = malloc(sizeof(*s));
-	if (!s)
-		return real_create(th, attr, fn, arg);
-	s->fn = fn;
-	s->arg = arg;
-	s->ordinal = __atomic_fetch_add(&g_next_ordinal, 1, __ATOMIC_RELAXED);
-	{
-		int rc = real_create(th, attr, thread_start, s);
-		if (rc)
-			free(s);
-		return rc;
-	}
-}
-
-/* For fixtures: the number of interposed calls so far in this process
- * (found with dlsym(RTLD_DEFAULT, "jostle_chaos_calls")). */
-EXPORT uint64_t jostle_chaos_calls(void)
-{
-	return __atomic_load_n(&g_calls, __ATOMIC_RELAXED) + ts.calls;
-}
-
-static void after_fork_child(void)
-{
-	uint64_t s = g_seed ^ ((uint64_t)getpid() << 20);
-
-	ts.rng = rng_splitmix64(&s);
-	ts.calls = 0;
-	__atomic_store_n(&g_calls, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&g_delays, 0, __ATOMIC_RELAXED);
 }
 
 static char *put_u64(char *p, uint64_t v)
@@ -484,6 +269,676 @@ static char *put_str(char *p, const char *s)
 
 	memcpy(p, s, n);
 	return p + n;
+}
+
+/* ---- call sites: `jostle localize` ----------------------------------
+ *
+ * With JOSTLE_CHAOS_SITES=PLAN every interposed call is attributed to its
+ * call site: the return address into the caller, and which call it made.
+ * Sites live in a fixed open-addressing table (slots claimed once by
+ * compare-and-swap and never freed: no lock and no allocation on the hot
+ * path). A site is resolved once, when first seen, to module + offset with
+ * _dl_find_object (lock-free) and looked up in the plan. At exit the table
+ * goes to $JOSTLE_OUT/sites/RUN.PID.txt (docs/FORMAT.md): the sites of a
+ * process that crashes, is killed or calls _exit are not written.
+ *
+ * The plan, written by jostle and read once by the constructor:
+ *   jostle-sites 1
+ *   mode record | mask
+ *   module ID PATH
+ *   site BIT ID OFFSET PROB        (OFFSET: of the return address, hex)
+ * `record` (discovery): the usual seeded chaos at every call, and the table.
+ * `mask`: a delay only at the plan's sites whose BIT is set in
+ * JOSTLE_CHAOS_MASK (util/sitemask.h), at each of their calls with
+ * probability PROB, and nowhere else. sites_enter() is the one place that
+ * decides; the rest of this file only hands it the return address.
+ */
+enum {
+	CALL_MUTEX_LOCK, CALL_MUTEX_TRYLOCK, CALL_MUTEX_UNLOCK, CALL_RWLOCK_RDLOCK,
+	CALL_RWLOCK_WRLOCK, CALL_RWLOCK_UNLOCK, CALL_SPIN_LOCK, CALL_COND_WAIT,
+	CALL_COND_TIMEDWAIT, CALL_COND_SIGNAL, CALL_COND_BROADCAST, CALL_SEM_WAIT,
+	CALL_SEM_POST, CALL_CREATE, CALL_SCHED_YIELD, CALL_NANOSLEEP, CALL_USLEEP,
+	CALL_CLOCK_NANOSLEEP,
+};
+
+static const char *const call_name[] = {
+	"pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_unlock",
+	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_unlock",
+	"pthread_spin_lock", "pthread_cond_wait", "pthread_cond_timedwait",
+	"pthread_cond_signal", "pthread_cond_broadcast", "sem_wait", "sem_post",
+	"pthread_create", "sched_yield", "nanosleep", "usleep", "clock_nanosleep",
+};
+
+enum { SITES_OFF, SITES_RECORD, SITES_MASK };
+
+#define SITE_BITS 12
+#define SITE_CAP (1u << SITE_BITS)
+#define SITE_PROBES 64
+#define MOD_CAP 128
+#define MOD_PATH 512
+
+struct site {
+	uintptr_t ra;        /* 0: free slot */
+	int ready;           /* mod, off, bit, thr are set (release/acquire) */
+	int call;
+	int mod;             /* index into g_mod, -1: not in any module */
+	int bit;             /* plan bit, -1: not in the plan */
+	uint64_t off;        /* ra - the module's load bias */
+	uint64_t thr;        /* mask mode: delay when rng < thr; 0 never, UINT64_MAX always */
+	uint64_t calls, delays;   /* atomic */
+	uintptr_t start;     /* pthread_create: the first start routine seen (atomic) */
+};
+
+struct plan_site {
+	uint64_t off, thr;
+	int bit, mod;        /* mod: index into g_plan_mod */
+	int on;              /* this run's mask has the bit */
+};
+
+static int g_sites;                  /* SITES_* */
+static struct site g_site[SITE_CAP];
+static uint64_t g_site_overflow;     /* atomic: calls at sites the table had no room for */
+static char g_mod[MOD_CAP][MOD_PATH];
+static int g_nmod;                   /* atomic */
+static int g_mod_lock;               /* atomic flag: interning a module */
+static char g_exe[MOD_PATH];
+static char g_sites_out[512];        /* $JOSTLE_OUT, for the table at exit */
+static char g_run[24];               /* $JOSTLE_RUN */
+static struct plan_site *g_plan;     /* from the constructor on, read only */
+static size_t g_nplan;
+static char **g_plan_mod;
+static size_t g_nplan_mod;
+
+/* The index of PATH in g_mod, added if new; -1 when the table is full. */
+static int mod_intern(const char *path)
+{
+	int n, i;
+
+	while (__atomic_exchange_n(&g_mod_lock, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	n = __atomic_load_n(&g_nmod, __ATOMIC_RELAXED);
+	for (i = 0; i < n; i++)
+		if (!strncmp(g_mod[i], path, MOD_PATH - 1))
+			break;
+	if (i == n && n < MOD_CAP) {
+		size_t len = strlen(path);
+		if (len >= MOD_PATH)
+			len = MOD_PATH - 1;
+		memcpy(g_mod[n], path, len);
+		g_mod[n][len] = '\0';
+		__atomic_store_n(&g_nmod, n + 1, __ATOMIC_RELEASE);
+	} else if (i == n) {
+		i = -1;
+	}
+	__atomic_store_n(&g_mod_lock, 0, __ATOMIC_RELEASE);
+	return i;
+}
+
+/* The module holding PC and PC's offset in it (PC minus the load bias: the
+ * address as the file's program headers number it). */
+static int module_of(uintptr_t pc, uint64_t *off)
+{
+	struct link_map *lm = NULL;
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 35)
+	struct dl_find_object fo;
+
+	if (_dl_find_object((void *)pc, &fo) == 0)
+		lm = fo.dlfo_link_map;
+#else
+	Dl_info info;
+
+	if (!dladdr1((void *)pc, &info, (void **)&lm, RTLD_DL_LINKMAP))
+		lm = NULL;
+#endif
+	if (!lm)
+		return -1;
+	*off = pc - lm->l_addr;
+	return mod_intern(lm->l_name && lm->l_name[0] ? lm->l_name : g_exe);
+}
+
+static void site_resolve(struct site *s, uintptr_t ra, int call)
+{
+	s->call = call;
+	s->bit = -1;
+	s->thr = 0;
+	s->mod = module_of(ra, &s->off);
+	for (size_t i = 0; s->mod >= 0 && i < g_nplan; i++) {
+		const struct plan_site *p = &g_plan[i];
+		if (p->off == s->off && !strcmp(g_plan_mod[p->mod], g_mod[s->mod])) {
+			s->bit = p->bit;
+			s->thr = p->on ? p->thr : 0;
+			break;
+		}
+	}
+	__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
+}
+
+/* The site of return address RA, claimed and resolved if new; NULL when
+ * the table has no room (counted) or another thread is still resolving it. */
+static struct site *site_get(uintptr_t ra, int call)
+{
+	uint64_t h = ((uint64_t)ra * 0x9e3779b97f4a7c15ULL) >> (64 - SITE_BITS);
+
+	for (unsigned i = 0; i < SITE_PROBES; i++) {
+		struct site *s = &g_site[(h + i) & (SITE_CAP - 1)];
+		uintptr_t cur = __atomic_load_n(&s->ra, __ATOMIC_ACQUIRE);
+
+		if (!cur) {
+			if (__atomic_compare_exchange_n(&s->ra, &cur, ra, 0, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				site_resolve(s, ra, call);
+				return s;
+			}
+		}
+		if (cur == ra)
+			return __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ? s : NULL;
+	}
+	__atomic_fetch_add(&g_site_overflow, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Whether this call at site s is delayed: in mask mode the site's own
+ * probability, in record mode the usual one. Counts the call. */
+static int site_decide(struct tstate *t, struct site *s)
+{
+	uint64_t thr;
+
+	if (s)
+		__atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
+	thr = g_sites == SITES_MASK ? (s ? s->thr : 0) : g_threshold;
+	if (!thr || (thr != UINT64_MAX && rng_splitmix64(&t->rng) >= thr))
+		return 0;
+	if (s)
+		__atomic_fetch_add(&s->delays, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* enter() with sites on: the one place a site's call is counted and its
+ * delay decided. */
+static int sites_enter(struct tstate *t, void *ra, int call)
+{
+	if (site_decide(t, site_get((uintptr_t)ra, call))) {
+		t->busy = 1;
+		perturb_now(t);
+		t->busy = 0;
+	}
+	return 1;
+}
+
+/* Read the whole of PATH into a new NUL-terminated buffer (constructor
+ * only: it allocates). */
+static char *slurp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 4096;
+	char *buf = fd < 0 ? NULL : malloc(cap);
+
+	while (buf) {
+		ssize_t n;
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			buf[len] = '\0';
+			break;
+		}
+		len += (size_t)n;
+	}
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+/* Parse the plan (format above). A malformed line is skipped: a plan is
+ * written by jostle, and a run must never fail because of the library. */
+static void plan_load(const char *path, const char *mask)
+{
+	char *text = slurp(path), *line, *next;
+	size_t nlines = 1;
+
+	if (!text)
+		return;
+	for (char *c = text; *c; c++)
+		nlines += *c == '\n';
+	g_plan = calloc(nlines, sizeof(*g_plan));
+	g_plan_mod = calloc(nlines, sizeof(*g_plan_mod));
+	if (!g_plan || !g_plan_mod)
+		return;
+	g_sites = SITES_RECORD;
+	for (line = text; line && *line; line = next) {
+		char *end;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strcmp(line, "mode mask")) {
+			g_sites = SITES_MASK;
+		} else if (!strncmp(line, "module ", 7)) {
+			unsigned long id = strtoul(line + 7, &end, 10);
+			if (*end == ' ' && id == g_nplan_mod)
+				g_plan_mod[g_nplan_mod++] = end + 1;
+		} else if (!strncmp(line, "site ", 5)) {
+			struct plan_site *p = &g_plan[g_nplan];
+			unsigned long bit = strtoul(line + 5, &end, 10);
+			unsigned long mod = strtoul(end, &end, 10);
+			uint64_t off = strtoull(end, &end, 16);
+			double prob = strtod(end, &end);
+			if (*end || bit >= SITEMASK_MAX || mod >= g_nplan_mod || !(prob >= 0 && prob <= 1))
+				continue;
+			p->bit = (int)bit;
+			p->mod = (int)mod;
+			p->off = off;
+			p->thr = prob >= 1 ? UINT64_MAX : (uint64_t)(prob * 18446744073709551616.0);
+			p->on = mask && sitemask_get(mask, bit);
+			g_nplan++;
+		}
+	}
+	/* text stays: g_plan_mod points into it */
+}
+
+static void sites_init(void)
+{
+	const char *plan = getenv("JOSTLE_CHAOS_SITES"), *v;
+	ssize_t n;
+
+	if (!plan || !*plan)
+		return;
+	n = readlink("/proc/self/exe", g_exe, sizeof(g_exe) - 1);
+	g_exe[n > 0 ? n : 0] = '\0';
+	v = getenv("JOSTLE_OUT");
+	if (v && strlen(v) < sizeof(g_sites_out))
+		memcpy(g_sites_out, v, strlen(v) + 1);
+	v = getenv("JOSTLE_RUN");
+	if (v && strlen(v) < sizeof(g_run))
+		memcpy(g_run, v, strlen(v) + 1);
+	plan_load(plan, getenv("JOSTLE_CHAOS_MASK"));
+}
+
+static void sites_after_fork(void)
+{
+	for (unsigned i = 0; g_sites && i < SITE_CAP; i++) {
+		g_site[i].calls = 0;
+		g_site[i].delays = 0;
+	}
+	g_site_overflow = 0;
+}
+
+/* Buffered writes to one fd for the table at exit (no stdio). */
+struct wbuf {
+	int fd;
+	size_t len;
+	char b[16384];
+};
+
+static void wb_flush(struct wbuf *w)
+{
+	size_t off = 0;
+
+	while (off < w->len) {
+		ssize_t n = write(w->fd, w->b + off, w->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	w->len = 0;
+}
+
+static void wb_str(struct wbuf *w, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > sizeof(w->b))
+		n = sizeof(w->b);
+	if (w->len + n > sizeof(w->b))
+		wb_flush(w);
+	memcpy(w->b + w->len, s, n);
+	w->len += n;
+}
+
+static void wb_u64(struct wbuf *w, uint64_t v, int base)
+{
+	char tmp[24];
+	int n = sizeof(tmp) - 1;
+
+	tmp[n] = '\0';
+	do
+		tmp[--n] = "0123456789abcdef"[v % (uint64_t)base];
+	while ((v /= (uint64_t)base));
+	if (base == 16) {
+		tmp[--n] = 'x';
+		tmp[--n] = '0';
+	}
+	wb_str(w, tmp + n);
+}
+
+static void wb_int(struct wbuf *w, int v)
+{
+	if (v < 0)
+		wb_str(w, "-");
+	wb_u64(w, (uint64_t)(v < 0 ? -(int64_t)v : v), 10);
+}
+
+static void sites_fini(void)
+{
+	static struct wbuf w;
+	char path[sizeof(g_sites_out) + 64], *p;
+
+	if (!g_sites || !g_sites_out[0])
+		return;
+	p = put_str(path, g_sites_out);
+	p = put_str(p, "/sites");
+	*p = '\0';
+	(void)mkdir(path, 0755);
+	p = put_str(p, "/");
+	p = put_str(p, g_run[0] ? g_run : "x");
+	p = put_str(p, ".");
+	p = put_u64(p, (uint64_t)getpid());
+	p = put_str(p, ".txt");
+	*p = '\0';
+	w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w.fd < 0)
+		return;
+	w.len = 0;
+	wb_str(&w, "jostle-sites-seen 1\npid ");
+	wb_u64(&w, (uint64_t)getpid(), 10);
+	wb_str(&w, "\nmode ");
+	wb_str(&w, g_sites == SITES_MASK ? "mask" : "record");
+	wb_str(&w, "\noverflow ");
+	wb_u64(&w, __atomic_load_n(&g_site_overflow, __ATOMIC_RELAXED), 10);
+	wb_str(&w, "\n");
+	for (unsigned i = 0; i < SITE_CAP; i++) {
+		const struct site *s = &g_site[i];
+		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) || s->mod < 0)
+			continue;
+		wb_str(&w, "site ");
+		wb_str(&w, call_name[s->call]);
+		wb_str(&w, " ");
+		wb_u64(&w, s->off, 16);
+		wb_str(&w, " ");
+		wb_u64(&w, __atomic_load_n(&s->calls, __ATOMIC_RELAXED), 10);
+		wb_str(&w, " ");
+		wb_u64(&w, __atomic_load_n(&s->delays, __ATOMIC_RELAXED), 10);
+		wb_str(&w, " ");
+		wb_int(&w, s->bit);
+		wb_str(&w, " ");
+		wb_str(&w, g_mod[s->mod]);
+		wb_str(&w, "\n");
+		if (s->start) {
+			/* the thread a creation site's delay holds up */
+			uint64_t off;
+			int m = module_of(s->start, &off);
+			if (m >= 0) {
+				wb_str(&w, "start ");
+				wb_u64(&w, off, 16);
+				wb_str(&w, " ");
+				wb_str(&w, g_mod[m]);
+				wb_str(&w, "\n");
+			}
+		}
+	}
+	wb_flush(&w);
+	close(w.fd);
+}
+
+/* ---- end of call sites ------------------------------------------------ */
+
+/*
+ * The hot path, entered by every wrapper: count the call and, with the
+ * configured probability, perturb. Returns 0 when the caller must pass the
+ * call straight through without touching anything (nested or bootstrap).
+ */
+static inline int enter(void *ra, int call)
+{
+	struct tstate *t;
+
+	if (__builtin_expect(ts.busy, 0))
+		return 0;
+	t = self();
+	if (++t->calls >= FLUSH_EVERY)
+		flush_calls(t);
+	if (__builtin_expect(g_sites != SITES_OFF, 0))
+		return sites_enter(t, ra, call);
+	if (g_threshold && rng_splitmix64(&t->rng) < g_threshold) {
+		t->busy = 1;
+		perturb_now(t);
+		t->busy = 0;
+	}
+	return 1;
+}
+
+#define ENTER(call) enter(__builtin_return_address(0), (call))
+
+#define PASS(real, ...) do { \
+	if (__builtin_expect(!__atomic_load_n(&real, __ATOMIC_ACQUIRE), 0) && !ensure_resolved()) \
+		return 0; /* bootstrap: single-threaded, nothing to exclude */ \
+	return real(__VA_ARGS__); \
+} while (0)
+
+EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	ENTER(CALL_MUTEX_LOCK);
+	PASS(real_mutex_lock, m);
+}
+
+EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	ENTER(CALL_MUTEX_TRYLOCK);
+	PASS(real_mutex_trylock, m);
+}
+
+EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	int rc;
+
+	if (!__atomic_load_n(&real_mutex_unlock, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return 0;
+	rc = real_mutex_unlock(m);
+	ENTER(CALL_MUTEX_UNLOCK); /* after the release: let another thread take it first */
+	return rc;
+}
+
+EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	ENTER(CALL_RWLOCK_RDLOCK);
+	PASS(real_rwlock_rdlock, l);
+}
+
+EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	ENTER(CALL_RWLOCK_WRLOCK);
+	PASS(real_rwlock_wrlock, l);
+}
+
+EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	int rc;
+
+	if (!__atomic_load_n(&real_rwlock_unlock, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return 0;
+	rc = real_rwlock_unlock(l);
+	ENTER(CALL_RWLOCK_UNLOCK);
+	return rc;
+}
+
+EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
+{
+	ENTER(CALL_SPIN_LOCK);
+	PASS(real_spin_lock, l);
+}
+
+EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	ENTER(CALL_COND_WAIT);
+	PASS(real_cond_wait, c, m);
+}
+
+EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+{
+	ENTER(CALL_COND_TIMEDWAIT);
+	PASS(real_cond_timedwait, c, m, abstime);
+}
+
+EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	ENTER(CALL_COND_SIGNAL);
+	PASS(real_cond_signal, c);
+}
+
+EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	ENTER(CALL_COND_BROADCAST);
+	PASS(real_cond_broadcast, c);
+}
+
+EXPORT int sem_wait(sem_t *s)
+{
+	ENTER(CALL_SEM_WAIT);
+	PASS(real_sem_wait, s);
+}
+
+EXPORT int sem_post(sem_t *s)
+{
+	ENTER(CALL_SEM_POST);
+	PASS(real_sem_post, s);
+}
+
+EXPORT int sched_yield(void)
+{
+	if (!__atomic_load_n(&real_sched_yield, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return (int)syscall(SYS_sched_yield);
+	ENTER(CALL_SCHED_YIELD);
+	return real_sched_yield();
+}
+
+EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (!__atomic_load_n(&real_nanosleep, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return (int)syscall(SYS_nanosleep, req, rem);
+	ENTER(CALL_NANOSLEEP);
+	return real_nanosleep(req, rem);
+}
+
+EXPORT int usleep(useconds_t us)
+{
+	if (!__atomic_load_n(&real_usleep, __ATOMIC_ACQUIRE) && !ensure_resolved()) {
+		struct timespec req = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+		return (int)syscall(SYS_nanosleep, &req, NULL);
+	}
+	ENTER(CALL_USLEEP);
+	return real_usleep(us);
+}
+
+EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)
+{
+	if (!__atomic_load_n(&real_clock_nanosleep, __ATOMIC_ACQUIRE) && !ensure_resolved()) {
+		/* clock_nanosleep returns the error instead of setting errno */
+		long rc = syscall(SYS_clock_nanosleep, clk, flags, req, rem);
+		return rc < 0 ? errno : 0;
+	}
+	ENTER(CALL_CLOCK_NANOSLEEP);
+	return real_clock_nanosleep(clk, flags, req, rem);
+}
+
+/* Thread start: the new thread gets its ordinal from its creator (so the
+ * numbering follows creation order) and is perturbed once before it runs
+ * (with sites on, as the pthread_create call site decides). */
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+	uint64_t ordinal;
+	int delay;
+};
+
+static void thread_end(void *unused)
+{
+	(void)unused;
+	flush_calls(&ts);
+}
+
+static void *thread_start(void *p)
+{
+	struct start s = *(struct start *)p;
+	void *ret;
+
+	free(p);
+	thread_init(s.ordinal);
+	if (s.delay) {
+		ts.busy = 1;
+		perturb_now(&ts);
+		ts.busy = 0;
+	}
+	pthread_cleanup_push(thread_end, NULL);
+	ret = s.fn(s.arg);
+	pthread_cleanup_pop(1);
+	return ret;
+}
+
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	void *ra = __builtin_return_address(0);
+	struct start *s;
+	int delay;
+
+	if (!__atomic_load_n(&real_create, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return EAGAIN;
+	self();
+	ts.calls++;
+	if (g_sites != SITES_OFF && !ts.busy) {
+		struct site *cs = site_get((uintptr_t)ra, CALL_CREATE);
+		uintptr_t none = 0;
+		if (cs)
+			__atomic_compare_exchange_n(&cs->start, &none, (uintptr_t)fn, 0,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		delay = site_decide(&ts, cs);
+	} else
+		delay = g_threshold != 0;
+	s = malloc(sizeof(*s));
+	if (!s)
+		return real_create(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	s->delay = delay;
+	s->ordinal = __atomic_fetch_add(&g_next_ordinal, 1, __ATOMIC_RELAXED);
+	{
+		int rc = real_create(th, attr, thread_start, s);
+		if (rc)
+			free(s);
+		return rc;
+	}
+}
+
+/* For fixtures: the number of interposed calls so far in this process
+ * (found with dlsym(RTLD_DEFAULT, "jostle_chaos_calls")). */
+EXPORT uint64_t jostle_chaos_calls(void)
+{
+	return __atomic_load_n(&g_calls, __ATOMIC_RELAXED) + ts.calls;
+}
+
+/* For fixtures: the perturbations the calling thread has had so far. */
+EXPORT uint64_t jostle_chaos_thread_delays(void)
+{
+	return ts.delays;
+}
+
+static void after_fork_child(void)
+{
+	uint64_t s = g_seed ^ ((uint64_t)getpid() << 20);
+
+	ts.rng = rng_splitmix64(&s);
+	ts.calls = 0;
+	__atomic_store_n(&g_calls, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&g_delays, 0, __ATOMIC_RELAXED);
+	sites_after_fork();
 }
 
 __attribute__((constructor)) static void chaos_init(void)
@@ -518,6 +973,7 @@ __attribute__((constructor)) static void chaos_init(void)
 	v = getenv("JOSTLE_CHAOS_STATS");
 	if (v && strlen(v) < sizeof(g_stats_path))
 		memcpy(g_stats_path, v, strlen(v) + 1);
+	sites_init();
 	resolve_all();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	ts.busy = 0;
@@ -530,6 +986,7 @@ __attribute__((destructor)) static void chaos_fini(void)
 	int fd;
 
 	flush_calls(&ts);
+	sites_fini();
 	if (!g_stats_path[0])
 		return;
 	p = put_str(p, "jostle-chaos: pid ");

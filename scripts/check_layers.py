@@ -14,11 +14,12 @@ import os
 import re
 import sys
 
-# Who may include whom. Downward only: cli -> bisect -> run -> pressure,
+# Who may include whom. Downward only: cli -> bisect, localize -> run -> pressure,
 # diagnose -> results, signature -> util; survey sits beside run, under cli.
 ALLOWED = {
-    "cli": {"bisect", "run", "survey", "deploy", "pressure", "diagnose", "results", "signature", "util"},
+    "cli": {"bisect", "localize", "run", "survey", "deploy", "pressure", "diagnose", "results", "signature", "util"},
     "bisect": {"run", "pressure", "results", "signature", "util"},
+    "localize": {"run", "pressure", "diagnose", "results", "signature", "util"},
     "run": {"pressure", "diagnose", "results", "signature", "util"},
     "survey": {"signature", "util"},
     "deploy": {"util"},

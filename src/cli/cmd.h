@@ -25,5 +25,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
 int cmd_k8s(int argc, char **argv);
+int cmd_localize(int argc, char **argv);
 
 #endif

@@ -438,6 +438,12 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 		dbuf_addc(&b, ',');
 		jsonw_kint(&b, "sync_max_us", r->max_us);
 	}
+	if (r->sites) {
+		dbuf_addc(&b, ',');
+		jsonw_kstr(&b, "sites", r->sites);
+		dbuf_addc(&b, ',');
+		jsonw_kstr(&b, "site_mask", r->site_mask);
+	}
 	if (p->po->replay) {
 		dbuf_addc(&b, ',');
 		jsonw_kuint(&b, "replay_of", p->po->replay_run);
@@ -451,6 +457,24 @@ static void run_release(struct pressure_run *r)
 	strvec_release(&r->env);
 	free(r->config_json);
 	memset(r, 0, sizeof(*r));
+}
+
+/* jostle localize (siteplan.h): the plan file and this run's mask, from
+ * the plan and the seed, or as a replayed run had them. */
+static void run_sites(const struct pressure *p, struct pressure_run *r, uint64_t seed)
+{
+	const struct pressure_opts *po = p->po;
+
+	if (po->replay && po->replay_sites[0]) {
+		r->sites = po->replay_sites;
+		snprintf(r->site_mask, sizeof(r->site_mask), "%s", po->replay_mask);
+	} else if (po->sites) {
+		r->sites = po->sites->path;
+		siteplan_mask(po->sites, seed, r->site_mask);
+	} else {
+		return;
+	}
+	siteplan_env(&r->env, r->sites, r->site_mask[0] ? r->site_mask : NULL);
 }
 
 char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed, char *const *envp,
@@ -519,6 +543,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 			if (c->sync_max_us > 0)
 				r->max_us = c->sync_max_us;
 			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us);
+			run_sites(p, r, *seed);
 		}
 		if (same_run) {
 			char v[32];

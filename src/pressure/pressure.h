@@ -36,6 +36,7 @@
 #include "pressure/cpuset.h"
 #include "pressure/noise.h"
 #include "pressure/portfolio.h"
+#include "pressure/siteplan.h"
 #include "util/dbuf.h"
 #include "util/strvec.h"
 
@@ -61,6 +62,11 @@ struct pressure_opts {
 	char replay_arm[32];
 	bool replay_config_only;     /* the recorded configuration, but every run keeps its
 				      * own seed and JOSTLE_RUN (jostle bisect) */
+	/* jostle localize (siteplan.h): the site plan of every sync run, or NULL;
+	 * a replayed run's plan file and mask ("" when it had none) */
+	const struct siteplan *sites;
+	char replay_sites[1024];
+	char replay_mask[SITEMASK_HEX];
 };
 
 void pressure_opts_init(struct pressure_opts *po);
@@ -101,6 +107,8 @@ struct pressure_run {
 	int64_t span_ns;             /* thread chaos: the usual run length, 0: unknown */
 	double prob;                 /* preload settings, when sync */
 	int max_us;
+	const char *sites;           /* siteplan.h: the plan file (borrowed), or NULL */
+	char site_mask[SITEMASK_HEX];
 	struct strvec env;           /* the run's own environment, when changed */
 	char *config_json;           /* the record's "config" object */
 };

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run/replay.h"
 #include "util/parse.h"
@@ -71,6 +72,21 @@ static int apply(struct pressure_opts *po, const cJSON *run, unsigned *jobs, cha
 	c->span_ms = (int)jnum(cfg, "span_ms", 0);
 	po->intensity = c->intensity;
 	*jobs = (unsigned)jnum(cfg, "jobs", 0);
+	/* a run of jostle localize: its plan file and site mask */
+	if ((s = jstr(cfg, "sites"))) {
+		const char *mask = jstr(cfg, "site_mask");
+		if (strlen(s) >= sizeof(po->replay_sites) || (mask && strlen(mask) >= sizeof(po->replay_mask))) {
+			snprintf(why, whylen, "--replay: the recorded site plan of run %" PRIu64 " is too long", po->replay_run);
+			return -EINVAL;
+		}
+		if (access(s, R_OK) < 0) {
+			snprintf(why, whylen, "--replay: run %" PRIu64 " delayed at the sites of '%.300s', "
+				 "which cannot be read: %s", po->replay_run, s, strerror(errno));
+			return -ENOENT;
+		}
+		snprintf(po->replay_sites, sizeof(po->replay_sites), "%s", s);
+		snprintf(po->replay_mask, sizeof(po->replay_mask), "%s", mask ? mask : "");
+	}
 	return 0;
 }
 
