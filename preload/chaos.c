@@ -58,6 +58,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -65,6 +66,7 @@
 
 #include "util/rng.h"
 #include "util/sitemask.h"
+#include "util/sitetable.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -275,12 +277,13 @@ static char *put_str(char *p, const char *s)
  *
  * With JOSTLE_CHAOS_SITES=PLAN every interposed call is attributed to its
  * call site: the return address into the caller, and which call it made.
- * Sites live in a fixed open-addressing table (slots claimed once by
- * compare-and-swap and never freed: no lock and no allocation on the hot
- * path). A site is resolved once, when first seen, to module + offset with
- * _dl_find_object (lock-free) and looked up in the plan. At exit the table
- * goes to $JOSTLE_OUT/sites/RUN.PID.txt (docs/FORMAT.md): the sites of a
- * process that crashes, is killed or calls _exit are not written.
+ * Sites live in a fixed open-addressing table (util/sitetable.h; slots
+ * claimed once by compare-and-swap and never freed: no lock and no
+ * allocation on the hot path). A site is resolved once, when first seen,
+ * to module + offset with _dl_find_object (lock-free) and looked up in the
+ * plan. In record mode the table is a MAP_SHARED mapping of
+ * $JOSTLE_OUT/sites/RUN.PID.tab, so the counts are in the file however
+ * the process ends; in mask mode it is private memory.
  *
  * The plan, written by jostle and read once by the constructor:
  *   jostle-sites 1
@@ -290,44 +293,12 @@ static char *put_str(char *p, const char *s)
  * `record` (discovery): the usual seeded chaos at every call, and the table.
  * `mask`: a delay only at the plan's sites whose BIT is set in
  * JOSTLE_CHAOS_MASK (util/sitemask.h), at each of their calls with
- * probability PROB, and nowhere else. sites_enter() is the one place that
+ * probability PROB, and nowhere else. site_decide() is the one place that
  * decides; the rest of this file only hands it the return address.
  */
-enum {
-	CALL_MUTEX_LOCK, CALL_MUTEX_TRYLOCK, CALL_MUTEX_UNLOCK, CALL_RWLOCK_RDLOCK,
-	CALL_RWLOCK_WRLOCK, CALL_RWLOCK_UNLOCK, CALL_SPIN_LOCK, CALL_COND_WAIT,
-	CALL_COND_TIMEDWAIT, CALL_COND_SIGNAL, CALL_COND_BROADCAST, CALL_SEM_WAIT,
-	CALL_SEM_POST, CALL_CREATE, CALL_SCHED_YIELD, CALL_NANOSLEEP, CALL_USLEEP,
-	CALL_CLOCK_NANOSLEEP,
-};
-
-static const char *const call_name[] = {
-	"pthread_mutex_lock", "pthread_mutex_trylock", "pthread_mutex_unlock",
-	"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "pthread_rwlock_unlock",
-	"pthread_spin_lock", "pthread_cond_wait", "pthread_cond_timedwait",
-	"pthread_cond_signal", "pthread_cond_broadcast", "sem_wait", "sem_post",
-	"pthread_create", "sched_yield", "nanosleep", "usleep", "clock_nanosleep",
-};
-
 enum { SITES_OFF, SITES_RECORD, SITES_MASK };
 
-#define SITE_BITS 12
-#define SITE_CAP (1u << SITE_BITS)
 #define SITE_PROBES 64
-#define MOD_CAP 128
-#define MOD_PATH 512
-
-struct site {
-	uintptr_t ra;        /* 0: free slot */
-	int ready;           /* mod, off, bit, thr are set (release/acquire) */
-	int call;
-	int mod;             /* index into g_mod, -1: not in any module */
-	int bit;             /* plan bit, -1: not in the plan */
-	uint64_t off;        /* ra - the module's load bias */
-	uint64_t thr;        /* mask mode: delay when rng < thr; 0 never, UINT64_MAX always */
-	uint64_t calls, delays;   /* atomic */
-	uintptr_t start;     /* pthread_create: the first start routine seen (atomic) */
-};
 
 struct plan_site {
 	uint64_t off, thr;
@@ -336,42 +307,35 @@ struct plan_site {
 };
 
 static int g_sites;                  /* SITES_* */
-static struct site g_site[SITE_CAP];
-static uint64_t g_site_overflow;     /* atomic: calls at sites the table had no room for */
-static char g_mod[MOD_CAP][MOD_PATH];
-static int g_nmod;                   /* atomic */
-static int g_mod_lock;               /* atomic flag: interning a module */
-static char g_exe[MOD_PATH];
-static char g_sites_out[512];        /* $JOSTLE_OUT, for the table at exit */
-static char g_run[24];               /* $JOSTLE_RUN */
+static struct sitetable *g_tab;      /* mapped in the constructor */
+static char g_exe[SITETABLE_PATH];
 static struct plan_site *g_plan;     /* from the constructor on, read only */
 static size_t g_nplan;
 static char **g_plan_mod;
 static size_t g_nplan_mod;
 
-/* The index of PATH in g_mod, added if new; -1 when the table is full. */
+/* The index of PATH in the table's modules, added if new; -1 when full. */
 static int mod_intern(const char *path)
 {
-	int n, i;
+	struct sitetable *t = g_tab;
+	uint32_t n, i;
 
-	while (__atomic_exchange_n(&g_mod_lock, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&t->lock, 1, __ATOMIC_ACQUIRE))
 		cpu_relax();
-	n = __atomic_load_n(&g_nmod, __ATOMIC_RELAXED);
+	n = __atomic_load_n(&t->nmods, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++)
-		if (!strncmp(g_mod[i], path, MOD_PATH - 1))
+		if (!strncmp(t->mods[i], path, SITETABLE_PATH - 1))
 			break;
-	if (i == n && n < MOD_CAP) {
+	if (i == n && n < SITETABLE_MODS) {
 		size_t len = strlen(path);
-		if (len >= MOD_PATH)
-			len = MOD_PATH - 1;
-		memcpy(g_mod[n], path, len);
-		g_mod[n][len] = '\0';
-		__atomic_store_n(&g_nmod, n + 1, __ATOMIC_RELEASE);
-	} else if (i == n) {
-		i = -1;
+		if (len >= SITETABLE_PATH)
+			len = SITETABLE_PATH - 1;
+		memcpy(t->mods[n], path, len);
+		t->mods[n][len] = '\0';
+		__atomic_store_n(&t->nmods, n + 1, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&g_mod_lock, 0, __ATOMIC_RELEASE);
-	return i;
+	__atomic_store_n(&t->lock, 0, __ATOMIC_RELEASE);
+	return i < SITETABLE_MODS ? (int)i : -1;
 }
 
 /* The module holding PC and PC's offset in it (PC minus the load bias: the
@@ -393,18 +357,34 @@ static int module_of(uintptr_t pc, uint64_t *off)
 	if (!lm)
 		return -1;
 	*off = pc - lm->l_addr;
+	if (lm->l_name && lm->l_name[0] && lm->l_name[0] != '/') {
+		/* dlopen("lib/x.so") names it as given: relative to the
+		 * working directory, as the loader found it */
+		char abs[SITETABLE_PATH];
+		size_t n;
+		if (!getcwd(abs, sizeof(abs) - 2))
+			return -1;
+		n = strlen(abs);
+		abs[n++] = '/';
+		abs[n] = '\0';
+		if (n + strlen(lm->l_name) >= sizeof(abs))
+			return -1;
+		memcpy(abs + n, lm->l_name, strlen(lm->l_name) + 1);
+		return mod_intern(abs);
+	}
 	return mod_intern(lm->l_name && lm->l_name[0] ? lm->l_name : g_exe);
 }
 
-static void site_resolve(struct site *s, uintptr_t ra, int call)
+static void site_resolve(struct sitetable_slot *s, uintptr_t ra, int call, uintptr_t start)
 {
 	s->call = call;
 	s->bit = -1;
 	s->thr = 0;
+	s->start_mod = start ? module_of(start, &s->start_off) : -1;
 	s->mod = module_of(ra, &s->off);
 	for (size_t i = 0; s->mod >= 0 && i < g_nplan; i++) {
 		const struct plan_site *p = &g_plan[i];
-		if (p->off == s->off && !strcmp(g_plan_mod[p->mod], g_mod[s->mod])) {
+		if (p->off == s->off && !strcmp(g_plan_mod[p->mod], g_tab->mods[s->mod])) {
 			s->bit = p->bit;
 			s->thr = p->on ? p->thr : 0;
 			break;
@@ -413,33 +393,34 @@ static void site_resolve(struct site *s, uintptr_t ra, int call)
 	__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 }
 
-/* The site of return address RA, claimed and resolved if new; NULL when
- * the table has no room (counted) or another thread is still resolving it. */
-static struct site *site_get(uintptr_t ra, int call)
+/* The site of return address RA, claimed and resolved if new (START: the
+ * start routine of a pthread_create); NULL when the table has no room
+ * (counted) or another thread is still resolving it. */
+static struct sitetable_slot *site_get(uintptr_t ra, int call, uintptr_t start)
 {
-	uint64_t h = ((uint64_t)ra * 0x9e3779b97f4a7c15ULL) >> (64 - SITE_BITS);
+	uint64_t h = ((uint64_t)ra * 0x9e3779b97f4a7c15ULL) >> 52;   /* 12 bits: SITETABLE_SLOTS */
 
 	for (unsigned i = 0; i < SITE_PROBES; i++) {
-		struct site *s = &g_site[(h + i) & (SITE_CAP - 1)];
-		uintptr_t cur = __atomic_load_n(&s->ra, __ATOMIC_ACQUIRE);
+		struct sitetable_slot *s = &g_tab->slot[(h + i) & (SITETABLE_SLOTS - 1)];
+		uint64_t cur = __atomic_load_n(&s->ra, __ATOMIC_ACQUIRE);
 
 		if (!cur) {
-			if (__atomic_compare_exchange_n(&s->ra, &cur, ra, 0, __ATOMIC_ACQ_REL,
+			if (__atomic_compare_exchange_n(&s->ra, &cur, (uint64_t)ra, 0, __ATOMIC_ACQ_REL,
 							__ATOMIC_ACQUIRE)) {
-				site_resolve(s, ra, call);
+				site_resolve(s, ra, call, start);
 				return s;
 			}
 		}
 		if (cur == ra)
 			return __atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) ? s : NULL;
 	}
-	__atomic_fetch_add(&g_site_overflow, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g_tab->overflow, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
 /* Whether this call at site s is delayed: in mask mode the site's own
  * probability, in record mode the usual one. Counts the call. */
-static int site_decide(struct tstate *t, struct site *s)
+static int site_decide(struct tstate *t, struct sitetable_slot *s)
 {
 	uint64_t thr;
 
@@ -453,11 +434,10 @@ static int site_decide(struct tstate *t, struct site *s)
 	return 1;
 }
 
-/* enter() with sites on: the one place a site's call is counted and its
- * delay decided. */
+/* enter() with sites on. */
 static int sites_enter(struct tstate *t, void *ra, int call)
 {
-	if (site_decide(t, site_get((uintptr_t)ra, call))) {
+	if (site_decide(t, site_get((uintptr_t)ra, call, 0))) {
 		t->busy = 1;
 		perturb_now(t);
 		t->busy = 0;
@@ -498,29 +478,30 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Parse the plan (format above). A malformed line is skipped: a plan is
- * written by jostle, and a run must never fail because of the library. */
-static void plan_load(const char *path, const char *mask)
+/* Parse the plan (format above); returns its mode, SITES_OFF when it
+ * cannot be read. A malformed line is skipped: a plan is written by
+ * jostle, and a run must never fail because of the library. */
+static int plan_load(const char *path, const char *mask)
 {
 	char *text = slurp(path), *line, *next;
 	size_t nlines = 1;
+	int mode = SITES_RECORD;
 
 	if (!text)
-		return;
+		return SITES_OFF;
 	for (char *c = text; *c; c++)
 		nlines += *c == '\n';
 	g_plan = calloc(nlines, sizeof(*g_plan));
 	g_plan_mod = calloc(nlines, sizeof(*g_plan_mod));
 	if (!g_plan || !g_plan_mod)
-		return;
-	g_sites = SITES_RECORD;
+		return SITES_OFF;
 	for (line = text; line && *line; line = next) {
 		char *end;
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		if (!strcmp(line, "mode mask")) {
-			g_sites = SITES_MASK;
+			mode = SITES_MASK;
 		} else if (!strncmp(line, "module ", 7)) {
 			unsigned long id = strtoul(line + 7, &end, 10);
 			if (*end == ' ' && id == g_nplan_mod)
@@ -542,152 +523,87 @@ static void plan_load(const char *path, const char *mask)
 		}
 	}
 	/* text stays: g_plan_mod points into it */
+	return mode;
+}
+
+/* The table: in record mode the shared mapping of a new file
+ * $JOSTLE_OUT/sites/RUN.PID[.N].tab (private memory when there is none);
+ * in mask mode private memory. NULL when nothing could be mapped. */
+static struct sitetable *table_map(int mode)
+{
+	const char *out = getenv("JOSTLE_OUT"), *run = getenv("JOSTLE_RUN");
+	char path[1024], *p;
+	int fd = -1;
+	void *m;
+
+	if (mode == SITES_RECORD && out && strlen(out) + 80 < sizeof(path)) {
+		p = put_str(path, out);
+		p = put_str(p, "/sites");
+		*p = '\0';
+		(void)mkdir(path, 0755);
+		p = put_str(p, "/");
+		p = put_str(p, run && strlen(run) < 24 ? run : "x");
+		p = put_str(p, ".");
+		p = put_u64(p, (uint64_t)getpid());
+		for (int n = 0; n < 100 && fd < 0; n++) {
+			char *q = p;
+			if (n) {
+				q = put_str(q, ".");
+				q = put_u64(q, (uint64_t)n);
+			}
+			q = put_str(q, ".tab");
+			*q = '\0';
+			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0 && errno != EEXIST)
+				break;
+		}
+		if (fd >= 0 && ftruncate(fd, sizeof(struct sitetable)) < 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd >= 0) {
+		m = mmap(NULL, sizeof(struct sitetable), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+	} else {
+		m = mmap(NULL, sizeof(struct sitetable), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	}
+	if (m == MAP_FAILED)
+		return NULL;
+	struct sitetable *t = m;
+	t->version = SITETABLE_VERSION;
+	t->slots = SITETABLE_SLOTS;
+	t->mode = (uint32_t)mode;
+	t->pid = (uint64_t)getpid();
+	memcpy(t->magic, SITETABLE_MAGIC, sizeof(t->magic));   /* last: the table is valid */
+	return t;
 }
 
 static void sites_init(void)
 {
-	const char *plan = getenv("JOSTLE_CHAOS_SITES"), *v;
+	const char *plan = getenv("JOSTLE_CHAOS_SITES");
+	int mode;
 	ssize_t n;
 
 	if (!plan || !*plan)
 		return;
 	n = readlink("/proc/self/exe", g_exe, sizeof(g_exe) - 1);
 	g_exe[n > 0 ? n : 0] = '\0';
-	v = getenv("JOSTLE_OUT");
-	if (v && strlen(v) < sizeof(g_sites_out))
-		memcpy(g_sites_out, v, strlen(v) + 1);
-	v = getenv("JOSTLE_RUN");
-	if (v && strlen(v) < sizeof(g_run))
-		memcpy(g_run, v, strlen(v) + 1);
-	plan_load(plan, getenv("JOSTLE_CHAOS_MASK"));
+	mode = plan_load(plan, getenv("JOSTLE_CHAOS_MASK"));
+	if (mode != SITES_OFF && (g_tab = table_map(mode)))
+		g_sites = mode;
 }
 
+/* The child of a fork gets a table of its own (the parent's file stays
+ * the parent's); its sites are found again as it reaches them. */
 static void sites_after_fork(void)
 {
-	for (unsigned i = 0; g_sites && i < SITE_CAP; i++) {
-		g_site[i].calls = 0;
-		g_site[i].delays = 0;
-	}
-	g_site_overflow = 0;
-}
-
-/* Buffered writes to one fd for the table at exit (no stdio). */
-struct wbuf {
-	int fd;
-	size_t len;
-	char b[16384];
-};
-
-static void wb_flush(struct wbuf *w)
-{
-	size_t off = 0;
-
-	while (off < w->len) {
-		ssize_t n = write(w->fd, w->b + off, w->len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += (size_t)n;
-	}
-	w->len = 0;
-}
-
-static void wb_str(struct wbuf *w, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n > sizeof(w->b))
-		n = sizeof(w->b);
-	if (w->len + n > sizeof(w->b))
-		wb_flush(w);
-	memcpy(w->b + w->len, s, n);
-	w->len += n;
-}
-
-static void wb_u64(struct wbuf *w, uint64_t v, int base)
-{
-	char tmp[24];
-	int n = sizeof(tmp) - 1;
-
-	tmp[n] = '\0';
-	do
-		tmp[--n] = "0123456789abcdef"[v % (uint64_t)base];
-	while ((v /= (uint64_t)base));
-	if (base == 16) {
-		tmp[--n] = 'x';
-		tmp[--n] = '0';
-	}
-	wb_str(w, tmp + n);
-}
-
-static void wb_int(struct wbuf *w, int v)
-{
-	if (v < 0)
-		wb_str(w, "-");
-	wb_u64(w, (uint64_t)(v < 0 ? -(int64_t)v : v), 10);
-}
-
-static void sites_fini(void)
-{
-	static struct wbuf w;
-	char path[sizeof(g_sites_out) + 64], *p;
-
-	if (!g_sites || !g_sites_out[0])
+	if (!g_sites)
 		return;
-	p = put_str(path, g_sites_out);
-	p = put_str(p, "/sites");
-	*p = '\0';
-	(void)mkdir(path, 0755);
-	p = put_str(p, "/");
-	p = put_str(p, g_run[0] ? g_run : "x");
-	p = put_str(p, ".");
-	p = put_u64(p, (uint64_t)getpid());
-	p = put_str(p, ".txt");
-	*p = '\0';
-	w.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w.fd < 0)
-		return;
-	w.len = 0;
-	wb_str(&w, "jostle-sites-seen 1\npid ");
-	wb_u64(&w, (uint64_t)getpid(), 10);
-	wb_str(&w, "\nmode ");
-	wb_str(&w, g_sites == SITES_MASK ? "mask" : "record");
-	wb_str(&w, "\noverflow ");
-	wb_u64(&w, __atomic_load_n(&g_site_overflow, __ATOMIC_RELAXED), 10);
-	wb_str(&w, "\n");
-	for (unsigned i = 0; i < SITE_CAP; i++) {
-		const struct site *s = &g_site[i];
-		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE) || s->mod < 0)
-			continue;
-		wb_str(&w, "site ");
-		wb_str(&w, call_name[s->call]);
-		wb_str(&w, " ");
-		wb_u64(&w, s->off, 16);
-		wb_str(&w, " ");
-		wb_u64(&w, __atomic_load_n(&s->calls, __ATOMIC_RELAXED), 10);
-		wb_str(&w, " ");
-		wb_u64(&w, __atomic_load_n(&s->delays, __ATOMIC_RELAXED), 10);
-		wb_str(&w, " ");
-		wb_int(&w, s->bit);
-		wb_str(&w, " ");
-		wb_str(&w, g_mod[s->mod]);
-		wb_str(&w, "\n");
-		if (s->start) {
-			/* the thread a creation site's delay holds up */
-			uint64_t off;
-			int m = module_of(s->start, &off);
-			if (m >= 0) {
-				wb_str(&w, "start ");
-				wb_u64(&w, off, 16);
-				wb_str(&w, " ");
-				wb_str(&w, g_mod[m]);
-				wb_str(&w, "\n");
-			}
-		}
-	}
-	wb_flush(&w);
-	close(w.fd);
+	g_tab = table_map(g_sites);
+	if (!g_tab)
+		g_sites = SITES_OFF;
 }
 
 /* ---- end of call sites ------------------------------------------------ */
@@ -894,12 +810,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 	self();
 	ts.calls++;
 	if (g_sites != SITES_OFF && !ts.busy) {
-		struct site *cs = site_get((uintptr_t)ra, CALL_CREATE);
-		uintptr_t none = 0;
-		if (cs)
-			__atomic_compare_exchange_n(&cs->start, &none, (uintptr_t)fn, 0,
-						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-		delay = site_decide(&ts, cs);
+		delay = site_decide(&ts, site_get((uintptr_t)ra, CALL_CREATE, (uintptr_t)fn));
 	} else
 		delay = g_threshold != 0;
 	s = malloc(sizeof(*s));
@@ -986,7 +897,6 @@ __attribute__((destructor)) static void chaos_fini(void)
 	int fd;
 
 	flush_calls(&ts);
-	sites_fini();
 	if (!g_stats_path[0])
 		return;
 	p = put_str(p, "jostle-chaos: pid ");

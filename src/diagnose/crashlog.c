@@ -15,6 +15,8 @@
  * one; frame 0, the faulting pc, is looked up as it is.
  */
 #include <dirent.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -941,4 +943,33 @@ int crashlog_explain(struct crashlog_symbols *cache, const char *path, const cha
 		record_evidence(&s.v[0], ev);
 	stack_set_release(&s);
 	return 0;
+}
+
+int crashlog_symbols_inlined(struct crashlog_symbols *k, const char *path, uint64_t vaddr,
+			     char *fn, size_t fnlen)
+{
+	struct stat st;
+	char note[256] = "";
+
+	fn[0] = '\0';
+	if (path[0] != '/' || stat(path, &st) < 0)
+		return -ENOENT;
+	struct crashlog_map b = { .inode = (uint64_t)st.st_ino, .path = (char *)path };
+	struct cached_file *f = file_of(k, &b, note, sizeof(note));
+	Dwarf_Addr bias = 0, dbias = 0;
+	if (!f || !f->mod || !dwfl_module_getelf(f->mod, &bias))
+		return -ENOENT;
+	Dwarf_Addr at = vaddr + bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, at, &dbias);
+	Dwarf_Die *scopes = NULL;
+	int n = cu ? dwarf_getscopes(cu, at - dbias, &scopes) : 0;
+	for (int i = 0; i < n && !fn[0]; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *name;
+		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) &&
+		    (name = dwarf_diename(&scopes[i])))
+			snprintf(fn, fnlen, "%s", name);
+	}
+	free(scopes);
+	return fn[0] ? 0 : -ENOENT;
 }

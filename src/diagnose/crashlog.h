@@ -168,6 +168,15 @@ int crashlog_symbols_lookup(struct crashlog_symbols *cache, const char *path, ui
 			    char *fn, size_t fnlen, char *src, size_t srclen, int *line);
 
 /*
+ * The innermost function at VADDR of PATH as its DWARF describes it: where
+ * the compiler inlined a function, that function's own name (the symbol
+ * table, and so crashlog_symbols_lookup, names only the function it was
+ * inlined into). 0, or -ENOENT without DWARF for the address.
+ */
+int crashlog_symbols_inlined(struct crashlog_symbols *cache, const char *path, uint64_t vaddr,
+			     char *fn, size_t fnlen);
+
+/*
  * Symbolize c's pcs (unwound first by crashlog_unwind, for a record of
  * version 2) into a new thread of out (pid, tid of the crash;
  * frames innermost first, names normalized as stack.h does), through cache

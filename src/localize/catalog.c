@@ -16,6 +16,7 @@
 #include "signature/frame.h"
 #include "util/dbuf.h"
 #include "util/fileio.h"
+#include "util/sitetable.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -27,88 +28,56 @@ long catalog_find(const struct catalog *c, const char *module, uint64_t off)
 	return -1;
 }
 
-/* One "start OFF MODULE" line (after "start "): the start routine of the
- * creation site on the line before. */
-static void add_start(struct catalog *c, long last, const char *p, const char *end)
+static long add_site(struct catalog *c, const char *module, uint64_t off, const char *call)
 {
-	char *e;
-	struct lsite *s;
-
-	if (last < 0)
-		return;
-	s = &c->v[last];
-	errno = 0;
-	uint64_t off = strtoull(p, &e, 16);
-	if (errno || e >= end || *e != ' ' || e[1] != '/' || s->start_module)
-		return;
-	s->start_module = xstrndup(e + 1, (size_t)(end - e - 1));
-	s->start_off = off;
-}
-
-/* One "site CALL OFF CALLS DELAYS BIT MODULE" line (after "site "):
- * the index of its site, or -EINVAL. */
-static long add_line(struct catalog *c, const char *p, const char *end)
-{
-	char call[32], *e;
-	size_t n = 0;
-
-	while (p < end && *p != ' ' && n + 1 < sizeof(call))
-		call[n++] = *p++;
-	call[n] = '\0';
-	if (p >= end || *p != ' ' || !n)
-		return -EINVAL;
-	errno = 0;
-	uint64_t off = strtoull(p + 1, &e, 16);
-	uint64_t calls = strtoull(e, &e, 10);
-	uint64_t delays = strtoull(e, &e, 10);
-	(void)strtol(e, &e, 10);   /* the plan bit: the catalog does not need it */
-	if (errno || e >= end || *e != ' ' || e[1] != '/')
-		return -EINVAL;
-	char *module = xstrndup(e + 1, (size_t)(end - e - 1));
 	long i = catalog_find(c, module, off);
 	if (i < 0) {
 		ALLOC_GROW(c->v, c->n + 1, c->alloc);
 		i = (long)c->n++;
 		memset(&c->v[i], 0, sizeof(c->v[i]));
-		c->v[i].module = module;
+		c->v[i].module = xstrdup(module);
 		c->v[i].off = off;
 		snprintf(c->v[i].call, sizeof(c->v[i].call), "%s", call);
-	} else {
-		free(module);
 	}
-	c->v[i].calls += calls;
-	c->v[i].delays += delays;
-	c->v[i].procs++;
 	return i;
 }
 
-long catalog_add_table(struct catalog *c, const char *text, size_t len)
+/* A module name of the table, or NULL when the index or the name is bad. */
+static const char *table_module(const struct sitetable *t, int32_t m)
 {
-	const char *p = text, *end = text + len;
-	long sites = 0, last = -1;
-	bool first = true;
+	if (m < 0 || m >= SITETABLE_MODS || (uint32_t)m >= t->nmods)
+		return NULL;
+	if (!memchr(t->mods[m], '\0', SITETABLE_PATH) || t->mods[m][0] != '/')
+		return NULL;
+	return t->mods[m];
+}
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		size_t ll = (size_t)(le - p);
-		if (first) {
-			if (ll < 19 || memcmp(p, "jostle-sites-seen 1", 19) != 0)
-				return -EINVAL;
-			first = false;
-		} else if (ll > 5 && !memcmp(p, "site ", 5)) {
-			last = add_line(c, p + 5, le);
-			if (last >= 0)
-				sites++;
-		} else if (ll > 6 && !memcmp(p, "start ", 6)) {
-			add_start(c, last, p + 6, le);
-		} else if (ll > 9 && !memcmp(p, "overflow ", 9)) {
-			c->overflow += strtoull(p + 9, NULL, 10);
-		}
-		p = nl ? nl + 1 : end;
-	}
-	if (first)
+long catalog_add_table(struct catalog *c, const void *data, size_t len)
+{
+	const struct sitetable *t = data;
+	long sites = 0;
+
+	if (len < sizeof(*t) || memcmp(t->magic, SITETABLE_MAGIC, sizeof(t->magic)) != 0 ||
+	    t->version != SITETABLE_VERSION || t->slots != SITETABLE_SLOTS)
 		return -EINVAL;
+	for (size_t k = 0; k < SITETABLE_SLOTS; k++) {
+		const struct sitetable_slot *s = &t->slot[k];
+		const char *module = table_module(t, s->mod);
+		if (!s->ready || !s->ra || !module || s->call < 0 || s->call >= CALL__COUNT)
+			continue;
+		long i = add_site(c, module, s->off, sitetable_call_name[s->call]);
+		struct lsite *l = &c->v[i];
+		l->calls += s->calls;
+		l->delays += s->delays;
+		l->procs++;
+		const char *sm = table_module(t, s->start_mod);
+		if (sm && !l->start_module) {
+			l->start_module = xstrdup(sm);
+			l->start_off = s->start_off;
+		}
+		sites++;
+	}
+	c->overflow += t->overflow;
 	c->tables++;
 	return sites;
 }
@@ -122,7 +91,7 @@ static char *read_text(const char *path, size_t *len)
 
 	if (!f)
 		return NULL;
-	dbuf_init(&b, 64u << 20);
+	dbuf_init(&b, 16u << 20);
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		if (dbuf_add(&b, chunk, n) < 0)
 			break;
@@ -150,7 +119,7 @@ long catalog_read_dir(struct catalog *c, const char *dir)
 		return err == ENOENT ? 0 : -err;
 	}
 	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && strstr(e->d_name, ".txt")) {
+		if (e->d_name[0] != '.' && strstr(e->d_name, ".tab")) {
 			ALLOC_GROW(names, nr + 1, alloc);
 			names[nr++] = xstrdup(e->d_name);
 		}
@@ -182,6 +151,10 @@ static char *name_at(struct crashlog_symbols *cache, const char *module, uint64_
 
 	if (crashlog_symbols_lookup(cache, module, vaddr, fn, sizeof(fn), file, sizeof(file), &l) < 0)
 		return NULL;
+	/* a call inlined from another function is that function's call */
+	char inl[512];
+	if (src && crashlog_symbols_inlined(cache, module, vaddr, inl, sizeof(inl)) == 0)
+		snprintf(fn, sizeof(fn), "%s", inl);
 	frame_normalize(fn, norm, sizeof(norm));
 	if (src) {
 		*src = file[0] ? xstrdup(file) : NULL;

@@ -6,9 +6,9 @@
  * from one place of the program: the module (an ELF file, by absolute
  * path) and the offset of the return address in it, as the file's program
  * headers number addresses, so that it is the same in every run whatever
- * ASLR does. The preload library writes the sites a process reached to
- * DIR/sites/RUN.PID.txt at exit (docs/FORMAT.md); catalog_read_dir() adds
- * every such table of a series. catalog_symbolize() names each site's
+ * ASLR does. The preload library keeps the sites a process reached in
+ * DIR/sites/RUN.PID.tab (util/sitetable.h, a file it counts in directly);
+ * catalog_read_dir() adds every such table of a series. catalog_symbolize() names each site's
  * caller (function, file:line) from the module's symbols and DWARF.
  *
  * Ownership: a catalog owns its sites and their strings; catalog_release()
@@ -49,12 +49,12 @@ struct catalog {
 long catalog_find(const struct catalog *c, const char *module, uint64_t off);
 
 /*
- * Add one site table (the text of a sites/RUN.PID.txt file, LEN bytes):
- * every site line is merged into c (calls, delays and procs add up).
- * Pure. Returns the number of site lines, or -EINVAL when TEXT is not a
- * table (the first line is not "jostle-sites-seen 1").
+ * Add one site table (the bytes of a sites/RUN.PID.tab file,
+ * util/sitetable.h): every valid slot is merged into c (calls, delays and
+ * procs add up). Pure. Returns the number of sites in it, or -EINVAL when
+ * DATA is not a table.
  */
-long catalog_add_table(struct catalog *c, const char *text, size_t len);
+long catalog_add_table(struct catalog *c, const void *data, size_t len);
 
 /* Add every table of DIR/sites/. Returns the number read (0 when there is
  * none), or -errno when the folder exists and cannot be read. */

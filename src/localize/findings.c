@@ -100,6 +100,11 @@ void findings_print(const struct findings *f, FILE *out, size_t top)
 			"--chaos-level may make it fail)\n");
 		return;
 	}
+	if (f->discover_fails == f->discover_runs && f->round_fails == f->round_runs) {
+		fprintf(out, "  every run failed, with and without delays: no site's delay changed the "
+			"outcome (the sites are in %s/localize.json)\n", f->dir);
+		return;
+	}
 	fprintf(out, "  rank  effect [95%% interval]   fails on/off  site\n");
 	for (size_t i = 0; i < f->nrank && i < top; i++) {
 		const struct effect *e = &f->rank[i].e;

@@ -384,7 +384,7 @@ static void progress(const struct loc *L, size_t k)
 	}
 	if (lead < L->cat.n)
 		describe(L, lead, what, sizeof(what));
-	fprintf(stderr, "jostle: round %zu: %" PRIu64 " runs, %" PRIu64 " failed; %zu candidate sites",
+	fprintf(stderr, "jostle: round %zu: %" PRIu64 " runs, %" PRIu64 " failed; candidates: %zu",
 		k, r->runs, r->fails, left);
 	if (lead < L->cat.n)
 		fprintf(stderr, "; leading: %s %+.2f [%+.2f, %+.2f]", what, L->eff[lead].diff,
@@ -410,6 +410,13 @@ static void rounds(struct loc *L)
 		}
 		if (L->interrupted) {
 			L->stop = "interrupted";
+			return;
+		}
+		if (L->discover_fails == L->discover_runs && L->round_fails == L->round_runs) {
+			/* with delays everywhere, and at random halves of the
+			 * sites: nothing made a run pass */
+			L->stop = "every run failed, with and without delays at each site: the failure "
+				  "does not depend on the timing of these calls";
 			return;
 		}
 		/* the rounds' timeout: ten times the slowest passing run */
