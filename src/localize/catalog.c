@@ -104,6 +104,15 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static int site_cmp(const void *pa, const void *pb)
+{
+	const struct lsite *a = pa, *b = pb;
+	int c = strcmp(a->module, b->module);
+	if (c)
+		return c;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
 long catalog_read_dir(struct catalog *c, const char *dir)
 {
 	char *path = xasprintf("%s/sites", dir);
@@ -139,6 +148,10 @@ long catalog_read_dir(struct catalog *c, const char *dir)
 	}
 	free(names);
 	free(path);
+	/* table slots follow the hash of this process's addresses (ASLR):
+	 * the catalog's order must not */
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), site_cmp);
 	return read;
 }
 

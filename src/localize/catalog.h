@@ -56,8 +56,10 @@ long catalog_find(const struct catalog *c, const char *module, uint64_t off);
  */
 long catalog_add_table(struct catalog *c, const void *data, size_t len);
 
-/* Add every table of DIR/sites/. Returns the number read (0 when there is
- * none), or -errno when the folder exists and cannot be read. */
+/* Add every table of DIR/sites/, then sort the catalog by module and
+ * offset (the same order in every series, whatever ASLR did). Returns the
+ * number read (0 when there is none), or -errno when the folder exists
+ * and cannot be read. */
 long catalog_read_dir(struct catalog *c, const char *dir);
 
 /* Name every site's caller: function (demangled), source file and line of

@@ -114,6 +114,13 @@ void findings_print(const struct findings *f, FILE *out, size_t top)
 	}
 	if (f->nrank > top)
 		fprintf(out, "  (%zu more sites in %s/localize.json)\n", f->nrank - top, f->dir);
+	bool creations = true;
+	for (size_t i = 0; i < f->nrank && creations; i++)
+		creations = !strcmp(f->cat->v[f->rank[i].site].call, "pthread_create");
+	if (creations)
+		fprintf(out, "  only thread creations were interposed: the threads synchronize without "
+			"pthread calls (atomics, spins), so the ranking can only say whose late start "
+			"matters\n");
 	if (f->have_pair) {
 		const struct effect_pair *p = &f->pair;
 		catalog_describe(&f->cat->v[p->a], what, sizeof(what));
