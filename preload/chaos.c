@@ -311,8 +311,9 @@ static struct sitetable *g_tab;      /* mapped in the constructor */
 static char g_exe[SITETABLE_PATH];
 static struct plan_site *g_plan;     /* from the constructor on, read only */
 static size_t g_nplan;
-static char **g_plan_mod;
+static char **g_plan_mod;            /* into g_plan_text */
 static size_t g_nplan_mod;
+__attribute__((used)) static char *g_plan_text;   /* kept for the life of the process */
 
 /* The index of PATH in the table's modules, added if new; -1 when full. */
 static int mod_intern(const char *path)
@@ -407,7 +408,12 @@ static struct sitetable_slot *site_get(uintptr_t ra, int call, uintptr_t start)
 		if (!cur) {
 			if (__atomic_compare_exchange_n(&s->ra, &cur, (uint64_t)ra, 0, __ATOMIC_ACQ_REL,
 							__ATOMIC_ACQUIRE)) {
+				/* a call from a signal handler meanwhile passes
+				 * through instead of spinning on the module lock */
+				int busy = ts.busy;
+				ts.busy = 1;
 				site_resolve(s, ra, call, start);
+				ts.busy = busy;
 				return s;
 			}
 		}
@@ -489,6 +495,7 @@ static int plan_load(const char *path, const char *mask)
 
 	if (!text)
 		return SITES_OFF;
+	g_plan_text = text;
 	for (char *c = text; *c; c++)
 		nlines += *c == '\n';
 	g_plan = calloc(nlines, sizeof(*g_plan));
@@ -522,7 +529,6 @@ static int plan_load(const char *path, const char *mask)
 			g_nplan++;
 		}
 	}
-	/* text stays: g_plan_mod points into it */
 	return mode;
 }
 
