@@ -217,6 +217,7 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 		}
 	}
 	p->runs = xcalloc(jobs, sizeof(*p->runs));
+	p->nruns = jobs;
 	p->arm = -1;
 	p->next_arm = -1;
 	return 0;
@@ -285,7 +286,7 @@ static int emptiest_group(const struct pressure *p)
 
 	for (int g = 0; g < groups; g++) {
 		unsigned n = 0;
-		for (unsigned i = 0; i < p->jobs; i++)
+		for (unsigned i = 0; i < p->nruns; i++)
 			n += p->runs[i].used && p->runs[i].group == g;
 		if (n < best_n) {
 			best_n = n;
@@ -363,7 +364,7 @@ bool pressure_may_launch(struct pressure *p, unsigned active)
 
 static struct pressure_run *find_run(struct pressure *p, uint64_t index)
 {
-	for (unsigned i = 0; i < p->jobs; i++)
+	for (unsigned i = 0; i < p->nruns; i++)
 		if (p->runs[i].used && p->runs[i].index == index)
 			return &p->runs[i];
 	return NULL;
@@ -491,12 +492,17 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	*err = 0;
 	if (!p->on || !p->runs)
 		return envp;
-	for (unsigned i = 0; i < p->jobs && !r; i++)
+	for (unsigned i = 0; i < p->nruns && !r; i++)
 		if (!p->runs[i].used)
 			r = &p->runs[i];
 	if (!r) {
-		*err = -EBUSY;
-		return NULL;
+		/* more runs alive than -j: hung runs keep theirs until their
+		 * diagnosis is over while new runs take their -j slots */
+		unsigned n = p->nruns;
+		p->runs = xrealloc(p->runs, 2 * n * sizeof(*p->runs));
+		memset(p->runs + n, 0, n * sizeof(*p->runs));
+		p->nruns = 2 * n;
+		r = &p->runs[n];
 	}
 	memset(r, 0, sizeof(*r));
 	r->used = true;
@@ -615,7 +621,7 @@ int64_t pressure_next_ns(const struct pressure *p)
 
 	if (!p->on || !p->runs)
 		return t;
-	for (unsigned i = 0; i < p->jobs; i++) {
+	for (unsigned i = 0; i < p->nruns; i++) {
 		const struct pressure_run *r = &p->runs[i];
 		if (r->used && r->threads && r->pid > 0) {
 			int64_t n = chaos_next_ns(&r->chaos);
@@ -630,7 +636,7 @@ void pressure_tick(struct pressure *p, int64_t now_ns)
 {
 	if (!p->on || !p->runs)
 		return;
-	for (unsigned i = 0; i < p->jobs; i++) {
+	for (unsigned i = 0; i < p->nruns; i++) {
 		struct pressure_run *r = &p->runs[i];
 		if (r->used && r->threads && r->pid > 0 && now_ns >= chaos_next_ns(&r->chaos))
 			chaos_tick(&r->chaos, now_ns);
@@ -717,7 +723,7 @@ void pressure_stop(struct pressure *p)
 		return;
 	noise_stop(&p->noise);
 	if (p->runs) {
-		for (unsigned i = 0; i < p->jobs; i++)
+		for (unsigned i = 0; i < p->nruns; i++)
 			if (p->runs[i].used)
 				run_release(&p->runs[i]);
 	}

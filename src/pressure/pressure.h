@@ -131,7 +131,9 @@ struct pressure {
 	struct noise_spec noise_spec;
 	struct noise_spec jitter_spec;  /* of the jitter arms: one preempter per CPU */
 	char *lib;                   /* libjostle-chaos.so, when a sync arm exists */
-	struct pressure_run *runs;   /* jobs entries */
+	struct pressure_run *runs;   /* nruns entries (jobs, more while hung runs wait
+				      * for their diagnosis) */
+	unsigned nruns;
 	uint64_t stints;
 };
 

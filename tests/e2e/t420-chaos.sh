@@ -76,3 +76,10 @@ if [ "$n" -ge 2 ]; then
 	check_eq "auto: one-CPU arms: on every CPU" "$(json "$TMP/c/runs.jsonl" "len({r['config']['cpus'] for r in $one_cpu})")" "$n"
 	check_eq "auto: one-CPU arms: the concurrency of one CPU recorded" "$(json "$TMP/c/runs.jsonl" "sorted({r['config']['jobs'] for r in $one_cpu})")" "[$n]"
 fi
+
+# hung runs keep their pressure state while their diagnosis runs and new
+# runs take their -j slots: the series goes on (it once stopped with
+# "cannot start ...: Device or resource busy")
+"$JOSTLE" run -q -n 4 -j 1 --chaos sync --timeout 1s -o "$TMP/hung" -- "$FIX/hang" deadlock > /dev/null 2> "$TMP/hung.err"
+check_eq "hangs under chaos: the series completes" "$(json "$TMP/hung/runs.jsonl" 'sum(r["outcome"] == "hang" for r in rows)')" 4
+check "hangs under chaos: no start error" sh -c "! grep -q 'cannot start' '$TMP/hung.err'"
