@@ -21,4 +21,4 @@ $(FIX_SITE_LIB): tests/fixtures/site_race.c
 $(FIX_STATIC): tests/fixtures/cpuinfo.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -std=c17 -O2 -static -o $@ $< -lpthread 2>/dev/null || \
-	    { rm -f $@; echo "mk/fixtures.mk: no static C library: $@ not built (t800 skips)"; }
+	    { rm -f $@; echo "mk/fixtures.mk: no static C library: $@ not built (t850 skips)"; }
