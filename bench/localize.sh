@@ -22,6 +22,8 @@
 #
 # Environment (all optional):
 #   RUNS      localize budget per program (-n, default 300)
+#   TIME      wall-time budget per localization too (--time, e.g. 40s;
+#             default none): whichever of RUNS and TIME is spent first
 #   JOBS      concurrent runs (-j, default 2)
 #   TIMEOUT   per-run limit (default 3s; deadlocking programs hang)
 #   SEEDS     master seeds (default "1 2 3"): a program that failed in some runs
@@ -41,6 +43,8 @@ set -u
 cd "$(dirname "$0")/.."
 root=$PWD
 runs=${RUNS:-300}
+budget=()
+[ -n "${TIME:-}" ] && budget=(--time "$TIME")
 jobs=${JOBS:-2}
 timeout=${TIMEOUT:-3s}
 seeds=${SEEDS:-1 2 3}
@@ -127,7 +131,7 @@ echo "$table" | while IFS='|' read -r name cmd truth; do
 	dirs=
 	for s in $seeds; do
 		dir=$out/${name//:/-}-s$s
-		timeout 3600 "$jostle" localize -q -n "$runs" -j "$jobs" --timeout "$timeout" --seed "$s" \
+		timeout 3600 "$jostle" localize -q -n "$runs" "${budget[@]}" -j "$jobs" --timeout "$timeout" --seed "$s" \
 			-o "$dir" -- "$bin" "$@" > "$dir.log" 2>&1
 		dirs="$dirs $dir"
 		# a program that never failed, or failed in every run, gives the

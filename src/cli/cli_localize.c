@@ -83,8 +83,9 @@ static int parse_fraction(const char *v, double *out)
 	return 0;
 }
 
-static int option(struct localize_opts *lo, const char *name, const char *val)
+static int option(void *ctx, const char *name, const char *val)
 {
+	struct localize_opts *lo = ctx;
 	uint64_t u;
 
 	if (!strcmp(name, "discover")) {
@@ -115,8 +116,9 @@ static int option(struct localize_opts *lo, const char *name, const char *val)
 
 /* Before --replay and the job count are settled: localize's limits on
  * jostle run's options, chaos sync by default, a dynamic binary. */
-static int check(struct localize_opts *lo, struct runopt *p)
+static int check(void *ctx, struct runopt *p)
 {
+	struct localize_opts *lo = ctx;
 	struct run_opts *o = &p->o;
 	char why[256];
 
@@ -150,51 +152,22 @@ static int check(struct localize_opts *lo, struct runopt *p)
 
 int cmd_localize(int argc, char **argv)
 {
-	static const char synopsis[] = "jostle localize [options] -- COMMAND [ARG...]";
 	struct localize_opts lo = LOCALIZE_OPTS_INIT;
-	struct option *opts = runopt_table(own);
+	const struct runopt_cmd cmd = {
+		.name = "localize", .synopsis = "jostle localize [options] -- COMMAND [ARG...]",
+		.usage = usage_text, .own = own, .own_opt = option, .check = check, .ctx = &lo,
+	};
 	struct runopt p;
-	int rc = 0, c, li;
-
-	runopt_init(&p);
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
-		if (runopt_is_ours(c)) {
-			rc = runopt_parse(&p, c, li >= 0 ? opts[li].name : NULL, optarg);
-		} else if (c == OPT_LOCALIZE) {
-			rc = option(&lo, opts[li].name, optarg);
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			runopt_release(&p);
-			free(opts);
-			return EXIT_OK;
-		} else if (c == ':') {
-			rc = cli_usage_error("localize", "option '%s' needs a value", argv[optind - 1]);
-		} else {
-			rc = cli_usage_error("localize", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	free(opts);
-	if (rc == 0)
-		rc = runopt_command(&p, "localize", synopsis, argc, argv);
-	if (rc == 0)
-		rc = runopt_resolve(&p);
-	if (rc == 0)
-		rc = check(&lo, &p);
-	if (rc == 0)
-		rc = runopt_finish(&p);
-	if (rc == 0)
-		rc = runopt_prepare_out(&p);
-	if (rc == 0) {
-		char *prev = xasprintf("%s/discover", p.o.out_dir);
-		bool used = access(prev, F_OK) == 0;
-		free(prev);
-		if (used)
-			rc = cli_usage_error(NULL, "--out '%s' already holds a localization; choose "
-					     "another directory or remove it", p.o.out_dir);
-	}
-	if (rc) {
+	bool done;
+	int rc = runopt_args(&p, &cmd, argc, argv, &done);
+	if (done)
+		return rc;
+	char *prev = xasprintf("%s/discover", p.o.out_dir);
+	bool used = access(prev, F_OK) == 0;
+	free(prev);
+	if (used) {
+		rc = cli_usage_error(NULL, "--out '%s' already holds a localization; choose another "
+				     "directory or remove it", p.o.out_dir);
 		runopt_release(&p);
 		return rc;
 	}

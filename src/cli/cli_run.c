@@ -87,46 +87,19 @@ static const char usage_text[] =
 
 int cmd_run(int argc, char **argv)
 {
-	static const char synopsis[] = "jostle run [options] -- COMMAND [ARG...]";
 	static const struct option own[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct option *opts = runopt_table(own);
+	static const struct runopt_cmd cmd = {
+		.name = "run", .synopsis = "jostle run [options] -- COMMAND [ARG...]",
+		.usage = usage_text, .own = own, .shard_env = true,
+	};
 	struct runopt p;
-	int rc = 0, c, li;
-
-	runopt_init(&p);
-	p.shard_env = true;
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
-		if (runopt_is_ours(c)) {
-			rc = runopt_parse(&p, c, li >= 0 ? opts[li].name : NULL, optarg);
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			runopt_release(&p);
-			free(opts);
-			return EXIT_OK;
-		} else if (c == ':') {
-			rc = cli_usage_error("run", "option '%s' needs a value", argv[optind - 1]);
-		} else {
-			rc = cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	free(opts);
-	if (rc == 0)
-		rc = runopt_command(&p, "run", synopsis, argc, argv);
-	if (rc == 0)
-		rc = runopt_resolve(&p);
-	if (rc == 0)
-		rc = runopt_finish(&p);
-	if (rc == 0)
-		rc = runopt_prepare_out(&p);
-	if (rc) {
-		runopt_release(&p);
+	bool done;
+	int rc = runopt_args(&p, &cmd, argc, argv, &done);
+	if (done)
 		return rc;
-	}
 	const struct plan_shard *sh = &p.o.shard;
 	if (!p.o.quiet && sh->count)
 		fprintf(stderr, "jostle: shard %" PRIu64 "/%" PRIu64 " (%s): runs %" PRIu64 ", %" PRIu64

@@ -4,6 +4,7 @@
  * the option and what is expected, exit 2, before anything runs.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -427,4 +428,49 @@ void runopt_release(struct runopt *p)
 		free(o->matrix);
 	}
 	memset(p, 0, sizeof(*p));
+}
+
+int runopt_args(struct runopt *p, const struct runopt_cmd *cmd, int argc, char **argv, bool *done)
+{
+	struct option *opts = runopt_table(cmd->own);
+	int rc = 0, c, li;
+
+	runopt_init(p);
+	p->shard_env = cmd->shard_env;
+	*done = true;
+	optind = 1;
+	opterr = 0;
+	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
+		if (runopt_is_ours(c)) {
+			rc = runopt_parse(p, c, li >= 0 ? opts[li].name : NULL, optarg);
+		} else if (c == 'h') {
+			fputs(cmd->usage, stdout);
+			runopt_release(p);
+			free(opts);
+			return EXIT_OK;
+		} else if (c == ':') {
+			rc = cli_usage_error(cmd->name, "option '%s' needs a value", argv[optind - 1]);
+		} else if (c >= RUNOPT_CODE_END && li >= 0 && cmd->own_opt) {
+			rc = cmd->own_opt(cmd->ctx, opts[li].name, optarg);
+		} else {
+			rc = cli_usage_error(cmd->name, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	free(opts);
+	if (rc == 0)
+		rc = runopt_command(p, cmd->name, cmd->synopsis, argc, argv);
+	if (rc == 0)
+		rc = runopt_resolve(p);
+	if (rc == 0 && cmd->check)
+		rc = cmd->check(cmd->ctx, p);
+	if (rc == 0)
+		rc = runopt_finish(p);
+	if (rc == 0)
+		rc = runopt_prepare_out(p);
+	if (rc) {
+		runopt_release(p);
+		return rc;
+	}
+	*done = false;
+	return 0;
 }

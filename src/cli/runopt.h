@@ -2,8 +2,8 @@
  * runopt.h: the options of `jostle run` (how many runs, what counts as a
  * failure, pressure and chaos, diagnosis), parsed into a struct run_opts by
  * one parser that every subcommand running a series shares (`run`,
- * `bisect`, and `slurm`/`k8s`, which check the options every shard will
- * parse).
+ * `bisect`, `localize`, and `slurm`/`k8s`, which check the options every
+ * shard will parse).
  *
  * The caller's protocol, around its own getopt_long() loop:
  *
@@ -83,5 +83,27 @@ int runopt_finish(struct runopt *p);
 int runopt_prepare_out(struct runopt *p);
 
 void runopt_release(struct runopt *p);
+
+/*
+ * A command whose options are run's and a few of its own (`run`,
+ * `localize`): everything above in one call. own lists its options (codes
+ * >= RUNOPT_CODE_END, handed to own_opt; 'h' is --help, printing usage);
+ * check, when not NULL, sees the options after the command is resolved and
+ * before runopt_finish() (--replay, jobs, seed). Returns 0 with *done false
+ * when p->o is complete (out_dir made); otherwise *done is true, p is
+ * released and the return value is the exit status (EXIT_OK after --help).
+ */
+struct runopt_cmd {
+	const char *name;      /* "localize", for messages */
+	const char *synopsis;  /* its usage line */
+	const char *usage;     /* its --help */
+	const struct option *own;
+	int (*own_opt)(void *ctx, const char *name, const char *arg);
+	int (*check)(void *ctx, struct runopt *p);
+	void *ctx;
+	bool shard_env;        /* runopt.shard_env: JOSTLE_SHARD without --shard */
+};
+
+int runopt_args(struct runopt *p, const struct runopt_cmd *cmd, int argc, char **argv, bool *done);
 
 #endif
