@@ -163,7 +163,7 @@ runs, fails = totals(d)
 hits = sum(any(racing(fn(s)) for s in x["sites"][:3]) for x in ds)
 sites = d["sites"]
 n, k = len(sites), sum(1 for s in sites if racing(fn(s)))
-chance = 1.0 if n <= 3 else 1 - math.comb(n - k, 3) / math.comb(n, 3)
+chance = 0.0 if k == 0 else 1.0 if n <= 3 else 1 - math.comb(n - k, 3) / math.comb(n, 3)
 tops = "<br>".join(f"{fn(s)}: {s['call']} {s['effect']:+.2f}" for s in sites[:3]) or "-"
 if fails == 0:
     verdict = "no failure"
