@@ -121,8 +121,8 @@ static unsigned arm_jobs(const struct pressure *p, int a)
 	return j < p->jobs ? j : p->jobs;
 }
 
-int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, uint64_t seed,
-		   char *why, size_t whylen)
+int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, unsigned slots,
+		   uint64_t seed, char *why, size_t whylen)
 {
 	struct cpuset all;
 	char reason[512];
@@ -216,8 +216,8 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 			return -ENOENT;
 		}
 	}
-	p->runs = xcalloc(jobs, sizeof(*p->runs));
-	p->nruns = jobs;
+	p->nruns = slots > jobs ? slots : jobs;
+	p->runs = xcalloc(p->nruns, sizeof(*p->runs));
 	p->arm = -1;
 	p->next_arm = -1;
 	return 0;

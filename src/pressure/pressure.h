@@ -131,20 +131,21 @@ struct pressure {
 	struct noise_spec noise_spec;
 	struct noise_spec jitter_spec;  /* of the jitter arms: one preempter per CPU */
 	char *lib;                   /* libjostle-chaos.so, when a sync arm exists */
-	struct pressure_run *runs;   /* nruns entries (jobs, more while hung runs wait
-				      * for their diagnosis) */
-	unsigned nruns;
+	struct pressure_run *runs;   /* nruns entries */
+	unsigned nruns;              /* the engine's slots: runs alive at once */
 	uint64_t stints;
 };
 
 /*
- * Set up for a series of runs run `jobs` at a time with master seed `seed`.
+ * Set up for a series of runs run `jobs` at a time with master seed `seed`;
+ * up to `slots` runs may be alive at once (hung runs being diagnosed no
+ * longer hold one of the `jobs`).
  * Returns 0, or -errno with the message (after "jostle: ") in why: an
  * impossible --cpus, --cpu-quota without a writable cgroup, no preload
  * library for --chaos sync.
  */
-int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, uint64_t seed,
-		   char *why, size_t whylen);
+int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, unsigned slots,
+		   uint64_t seed, char *why, size_t whylen);
 
 /*
  * Whether pressure_start() would succeed with these options, without

@@ -1029,7 +1029,7 @@ int series_run(struct run_opts *o)
 	snprintf(s.series_id, sizeof(s.series_id), "%016" PRIx64, rng_splitmix64(&idstate));
 
 	char why[768];
-	int rc = pressure_start(&s.pr, &o->pressure, o->jobs, o->seed, why, sizeof(why));
+	int rc = pressure_start(&s.pr, &o->pressure, o->jobs, s.nslots, o->seed, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, "jostle: %s\n", why);
 		free(s.slots);

@@ -162,3 +162,11 @@ check "SIGKILL during a diagnosis: a worker was diagnosing" wait_worker $pid
 kill -KILL $pid
 wait $pid 2>/dev/null
 check "SIGKILL during a diagnosis: the hung run died with jostle" gone "$FIX/hang spin 3"
+
+# --- pressure on (a CPU set), every run hangs: runs being diagnosed gave their
+# slot up, and the runs started in their place still find room in the pressure
+# layer (it once ran out of room and stopped the series with "cannot start") ---
+"$JOSTLE" run -q -n 8 -j 2 --cpus 0 --timeout 300ms -o "$TMP/pz" -- "$FIX/hang" share 100 > /dev/null 2> "$TMP/pz.err"
+check_eq "pressure on, all runs hang: exit 1" "$?" 1
+check_eq "pressure on, all runs hang: 8 hangs recorded" "$(runs "$TMP/pz" 'sum(1 for r in rows if r["outcome"] == "hang")')" 8
+check "pressure on, all runs hang: no start error" test -z "$(grep 'cannot start' "$TMP/pz.err")"
