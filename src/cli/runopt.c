@@ -36,6 +36,7 @@ enum {
 	OPT_SIGNATURE, OPT_SEED, OPT_HEAD, OPT_TAIL,
 	OPT_PRESSURE, OPT_REPLAY,   /* pressure.h options, by name */
 	OPT_MATRIX, OPT_NO_REPORT,   /* issue 6 */
+	OPT_TIMEOUT_STRICT,
 	OPT_DIAG,                   /* rundiag.h options, by name */
 	OPT_SHARD,                  /* issue 17 */
 	OPT__END
@@ -66,6 +67,7 @@ const struct option runopt_long[] = {
 	{ "matrix", required_argument, NULL, OPT_MATRIX },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "timeout-strict", no_argument, NULL, OPT_TIMEOUT_STRICT },
 	{ "diag-window", required_argument, NULL, OPT_DIAG },
 	{ "no-diag", no_argument, NULL, OPT_DIAG },
 	{ "core", no_argument, NULL, OPT_DIAG },
@@ -245,6 +247,9 @@ int runopt_parse(struct runopt *p, int c, const char *name, const char *arg)
 			rc = cli_usage_error(NULL, "%s", err);
 		break;
 	}
+	case OPT_TIMEOUT_STRICT:
+		o->timeout_strict = true;
+		break;
 	case OPT_NO_REPORT:
 		o->no_report = true;
 		break;

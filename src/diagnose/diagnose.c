@@ -10,6 +10,7 @@
  * not, and both are read without stopping the thread.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ static const char *const kind_names[] = {
 	[DIAG_SLEEPING] = "sleeping",
 	[DIAG_STOPPED] = "stopped",
 	[DIAG_MIXED] = "mixed",
+	[DIAG_PROGRESSING] = "progressing",
 };
 
 static const char *const kind_text[] = {
@@ -47,6 +49,7 @@ static const char *const kind_text[] = {
 	[DIAG_SLEEPING] = "all threads in timed sleeps",
 	[DIAG_STOPPED] = "all threads stopped",
 	[DIAG_MIXED] = "threads busy, blocked and waiting together",
+	[DIAG_PROGRESSING] = "busy threads moving through their work: slow, not stuck",
 };
 
 static const char *const role_names[] = {
@@ -425,6 +428,211 @@ static void keep_sampled(struct diag *d)
 	d->stacks.nr = n;
 }
 
+
+/*
+ * Stop the processes of d (all, or those with busy threads), unwind them
+ * into set, continue them. The whole tree is stopped first (SIGSTOP, then
+ * SIGCONT): attaching to 100 threads that spin on 2 CPUs one by one waits
+ * for each to be scheduled, and each one released competes with us for the
+ * CPU again; a stopped tree costs one round.
+ */
+static void capture_stacks(struct diag *d, struct stack_set *set, bool busy_only,
+			   const struct diag_opts *o)
+{
+	bool *want = xcalloc(d->nprocs + 1, sizeof(*want));
+	bool *stopped = xcalloc(d->nprocs + 1, sizeof(*stopped));
+	for (size_t i = 0; i < d->nprocs; i++) {
+		want[i] = !busy_only;
+		for (size_t j = 0; j < d->nthreads && !want[i]; j++)
+			want[i] = d->threads[j].pid == d->procs[i].pid && d->threads[j].role == DIAG_ROLE_SPIN &&
+				  !d->threads[j].bystander;
+	}
+	for (size_t i = 0; i < d->nprocs; i++)
+		stopped[i] = want[i] && !proc_is_stopped(d->procs[i].pid) && d->procs[i].pid > 1 &&
+			     !kill(d->procs[i].pid, SIGSTOP);
+	for (size_t i = 0; i < d->nprocs; i++)
+		if (stopped[i])
+			wait_all_stopped(d->procs[i].pid, 500);
+	for (size_t i = 0; i < d->nprocs; i++) {
+		struct diag_proc *p = &d->procs[i];
+		if (!want[i] || stop_asked(o, d))
+			continue;
+		char err[sizeof(p->stack_error)];
+		const char *backend = NULL;
+		int n = stack_capture(p->pid, set, &backend, err, sizeof(err));
+		if (set != &d->stacks)
+			continue;   /* a later snapshot: the first one said what failed */
+		p->backend = backend;
+		snprintf(p->stack_error, sizeof(p->stack_error), "%s", n > 0 ? "" : err);
+		if (o->python && p->python) {
+			int64_t p0 = clock_mono_ns();
+			python_stacks(d, p);
+			d->python_ns += clock_mono_ns() - p0;
+		}
+	}
+	for (size_t i = 0; i < d->nprocs; i++)
+		if (stopped[i])
+			kill(d->procs[i].pid, SIGCONT);
+	free(stopped);
+	free(want);
+}
+
+/* A thread waiting to acquire a mutex (not a condition, an event, a join). */
+static bool in_mutex_wait(const struct stack_thread *t)
+{
+	static const char *const lock_fns[] = { "lll_lock_wait", "pthread_mutex_lock", "pthread_mutex_timedlock",
+		"pthread_rwlock_rdlock", "pthread_rwlock_wrlock", "mutex::lock", "mutex_lock_full",
+		"futex_lock_pi", NULL };
+	for (size_t i = 0; t && i < t->nr; i++)
+		for (const char *const *f = lock_fns; *f; f++)
+			if (strstr(t->frames[i].fn, *f))
+				return true;
+	return false;
+}
+
+/*
+ * A deadlock is not turned into a livelock by a busy bystander: when some
+ * process has no busy thread and a thread waiting for a mutex, the busy
+ * threads of the other processes (a mailbox poller, a watchdog, the test
+ * runner's pump) are set aside and the class is decided without them.
+ */
+static void set_bystanders(struct diag *d)
+{
+	if (!d->roles[DIAG_ROLE_SPIN])
+		return;
+	bool *stuck = xcalloc(d->nprocs + 1, sizeof(*stuck));
+	bool any = false;
+	for (size_t i = 0; i < d->nprocs; i++) {
+		bool busy = false, mutex = false;
+		for (size_t j = 0; j < d->nthreads; j++) {
+			const struct diag_thread *t = &d->threads[j];
+			if (t->pid != d->procs[i].pid)
+				continue;
+			busy |= t->role == DIAG_ROLE_SPIN;
+			mutex |= t->role == DIAG_ROLE_LOCK && in_mutex_wait(stack_set_find(&d->stacks, t->tid));
+		}
+		stuck[i] = mutex && !busy;
+		any |= stuck[i];
+	}
+	if (any) {
+		for (size_t j = 0; j < d->nthreads; j++) {
+			struct diag_thread *t = &d->threads[j];
+			if (t->role != DIAG_ROLE_SPIN)
+				continue;
+			t->bystander = true;
+			d->bystanders++;
+			d->roles[DIAG_ROLE_SPIN]--;
+		}
+		d->kind = diag_classify(d->roles, d->states[DIAG_ST_D]);
+		diag_format_summary(d->kind, d->states, d->roles, d->nthreads, d->summary, sizeof(d->summary));
+		size_t n = strlen(d->summary);
+		snprintf(d->summary + n, sizeof(d->summary) - n, "; %u busy thread%s of other processes set aside",
+			 d->bystanders, d->bystanders == 1 ? "" : "s");
+	}
+	free(stuck);
+}
+
+/* Page faults and CPU of the processes there at the start, since then. */
+static void tree_faults(struct diag *d, struct motion *m)
+{
+	char buf[1024];
+	struct procfs_stat st;
+	uint64_t ticks = 0;
+	for (size_t j = 0; j < d->nprocs; j++) {
+		int fd = procfs_open(d->procs[j].pid);
+		bool same = fd >= 0 && procfs_read(fd, "stat", buf, sizeof(buf)) > 0 &&
+			    !procfs_parse_stat(buf, &st) && st.starttime == d->procs[j].starttime;
+		if (same) {   /* a zombie still has its CPU times: not yet its parent's */
+			uint64_t f = st.minflt + st.majflt;
+			m->faults += f > d->procs[j].faults0 ? f - d->procs[j].faults0 : 0;
+			uint64_t t = st.utime + st.stime + st.cutime + st.cstime;
+			ticks += t > d->procs[j].ticks0 ? t - d->procs[j].ticks0 : 0;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	m->cpu_ns = (int64_t)(ticks * (uint64_t)(NS_PER_S / tck));
+}
+
+/*
+ * Not a definite hang: look again. With busy threads, MOTION_SNAPSHOTS
+ * stacks of the busy processes in a row (the first is d->stacks); then the
+ * tree, its CPU and its page faults since the window began. A tree that
+ * moves is progressing, not stuck (motion.h).
+ */
+static void look_again(struct diag *d, const struct diag_opts *o, int64_t window_start)
+{
+	d->more = xcalloc(MOTION_SNAPSHOTS, sizeof(*d->more));
+	struct stack_set *all = xcalloc(MOTION_SNAPSHOTS, sizeof(*all));
+	all[0] = d->stacks;
+	struct motion *m = &d->motion;
+	memset(m, 0, sizeof(*m));
+	for (size_t k = 1; k < MOTION_SNAPSHOTS && d->roles[DIAG_ROLE_SPIN] && !stop_asked(o, d); k++) {
+		sleep_ns((int64_t)(o->motion_gap_ms > 0 ? o->motion_gap_ms : 40) * NS_PER_MS);
+		d->more[d->nmore] = (struct stack_set)STACK_SET_INIT;
+		capture_stacks(d, &d->more[d->nmore], true, o);
+		all[k] = d->more[d->nmore++];
+		(void)churn_look(&d->churn, d->root, o->adopt, o->adopt_ctx);
+		/* Count; stop looking once no majority can reach MOTION_DISTINCT
+		 * (a livelock shows that after three looks). */
+		unsigned busy = 0, moving = 0, possible = 0;
+		for (size_t i = 0; i < d->nthreads; i++) {
+			const struct diag_thread *t = &d->threads[i];
+			if (t->role != DIAG_ROLE_SPIN || t->bystander)
+				continue;
+			unsigned distinct;
+			unsigned seen = motion_distinct(all, k + 1, t->tid, &distinct);
+			unsigned left = (unsigned)(MOTION_SNAPSHOTS - 1 - k);
+			if (seen + left < MOTION_DISTINCT)
+				continue;   /* not enough looks at it to tell */
+			busy++;
+			moving += distinct >= MOTION_DISTINCT;
+			possible += distinct + left >= MOTION_DISTINCT;
+		}
+		m->busy = busy;
+		m->moving = moving;
+		if (2 * possible <= busy)
+			break;
+	}
+	free(all);
+	m->runnable = d->roles[DIAG_ROLE_SPIN];
+	unsigned busy = m->busy, moving = m->moving;
+	/*
+	 * Watch the tree for processes that come and go until it used enough
+	 * CPU to tell (a build driver shows a compiler ending by then, however
+	 * loaded the machine) or for a bounded time: CPU, not the wall clock,
+	 * so the verdict does not fade with the load. A tree with nothing
+	 * runnable, no child waited for and no change is stuck at once.
+	 */
+	int64_t w0 = clock_mono_ns();
+	for (;;) {
+		memset(m, 0, sizeof(*m));
+		m->busy = busy;
+		m->moving = moving;
+		m->runnable = d->roles[DIAG_ROLE_SPIN];
+		(void)churn_look(&d->churn, d->root, o->adopt, o->adopt_ctx);
+		m->born = churn_born(&d->churn, MOTION_BORN_BUSY_NS, &m->born_busy);
+		m->ended = churn_ended(&d->churn, MOTION_BORN_BUSY_NS, &m->ended_busy);
+		tree_faults(d, m);
+		m->span_ns = clock_mono_ns() - window_start;
+		motion_judge(m);
+		bool idle = !m->runnable && !d->roles[DIAG_ROLE_CHILD] && !m->born && !m->ended;
+		if (m->progressing || idle || churn_cpu_ns(&d->churn) >= MOTION_WATCH_CPU_NS ||
+		    clock_mono_ns() - w0 >= (int64_t)MOTION_WATCH_MAX_MS * NS_PER_MS || stop_asked(o, d))
+			break;
+		sleep_ns((int64_t)MOTION_WATCH_GAP_MS * NS_PER_MS);
+	}
+	d->motion_done = true;
+	if (m->progressing) {
+		d->kind = DIAG_PROGRESSING;
+		snprintf(d->summary, sizeof(d->summary), "progressing: %s; %s (%u busy thread%s)",
+			 kind_text[DIAG_PROGRESSING], m->evidence, d->roles[DIAG_ROLE_SPIN],
+			 d->roles[DIAG_ROLE_SPIN] == 1 ? "" : "s");
+	}
+}
+
+
 int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 {
 	memset(d, 0, sizeof(*d));
@@ -474,6 +682,13 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 			continue;
 		}
 		probe_python(fd, p);
+		char sbuf[1024];
+		struct procfs_stat pst;
+		if (procfs_read(fd, "stat", sbuf, sizeof(sbuf)) > 0 && !procfs_parse_stat(sbuf, &pst)) {
+			p->starttime = pst.starttime;
+			p->faults0 = pst.minflt + pst.majflt;
+			p->ticks0 = pst.utime + pst.stime + pst.cutime + pst.cstime;
+		}
 		pfds[d->nprocs++] = fd;
 		for (int j = 0; j < nt; j++) {
 			ALLOC_GROW(d->threads, d->nthreads + 1, talloc);
@@ -486,6 +701,8 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 		free(tids);
 	}
 	proctree_release(&tree);
+	if (o->motion)
+		(void)churn_look(&d->churn, d->root, o->adopt, o->adopt_ctx);
 
 	/* Sample: CPU and details at the start, states throughout, CPU and wait at the end. */
 	struct sample *s = xcalloc(d->nthreads ? d->nthreads : 1, sizeof(*s));
@@ -559,39 +776,18 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 	free(pfds);
 
 	/*
-	 * Stacks last: unwinding stops threads. The whole tree is stopped first
-	 * (SIGSTOP, then SIGCONT): attaching to 100 threads that spin on 2 CPUs
-	 * one by one waits for each to be scheduled, and each one released
-	 * competes with us for the CPU again; a stopped tree costs one round.
+	 * Stacks last: unwinding stops threads. Then, with busy threads, the
+	 * question whether they move (motion.h), and the busy threads of other
+	 * processes than a deadlocked one set aside as bystanders.
 	 */
 	int64_t s0 = clock_mono_ns();
 	if (o->stacks) {
-		bool *stopped = xcalloc(d->nprocs + 1, sizeof(*stopped));
-		for (size_t i = 0; i < d->nprocs; i++)
-			stopped[i] = !proc_is_stopped(d->procs[i].pid) && d->procs[i].pid > 1 &&
-				     !kill(d->procs[i].pid, SIGSTOP);
-		for (size_t i = 0; i < d->nprocs; i++)
-			if (stopped[i])
-				wait_all_stopped(d->procs[i].pid, 500);
-		for (size_t i = 0; i < d->nprocs; i++) {
-			struct diag_proc *p = &d->procs[i];
-			if (stop_asked(o, d))
-				break;
-			int n = stack_capture(p->pid, &d->stacks, &p->backend, p->stack_error,
-					      sizeof(p->stack_error));
-			if (n > 0)
-				p->stack_error[0] = '\0';
-			if (o->python && p->python) {
-				int64_t p0 = clock_mono_ns();
-				python_stacks(d, p);
-				d->python_ns += clock_mono_ns() - p0;
-			}
-		}
-		for (size_t i = 0; i < d->nprocs; i++)
-			if (stopped[i])
-				kill(d->procs[i].pid, SIGCONT);
-		free(stopped);
+		capture_stacks(d, &d->stacks, false, o);
 		keep_sampled(d);
+		set_bystanders(d);
+		if (o->motion && !d->stopped &&
+		    (d->kind == DIAG_LIVELOCK || d->kind == DIAG_MIXED || d->kind == DIAG_SLEEPING))
+			look_again(d, o, start);
 		d->nfolds = stack_fold(&d->stacks, o->fold_frames ? o->fold_frames : 16, &d->folds);
 	}
 	d->stack_ns = clock_mono_ns() - s0;
@@ -605,6 +801,10 @@ void diag_release(struct diag *d)
 {
 	for (size_t i = 0; i < d->nprocs; i++)
 		strvec_release(&d->procs[i].py_problems);
+	for (size_t k = 0; k < d->nmore; k++)
+		stack_set_release(&d->more[k]);
+	free(d->more);
+	churn_release(&d->churn);
 	free(d->procs);
 	free(d->threads);
 	stack_set_release(&d->stacks);
@@ -659,7 +859,14 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 		  (double)d->sample_ns / 1e6, (double)d->stack_ns / 1e6);
 	if (d->python_ns)
 		dbuf_addf(out, " of which Python frames %.0f ms", (double)d->python_ns / 1e6);
-	dbuf_adds(out, ")\n\n");
+	dbuf_adds(out, ")\n");
+	if (d->motion_done)
+		dbuf_addf(out, "stuck or slow: %s (%zu stack snapshots of the busy threads, %u of %u moving; "
+			  "%u processes started, %u ended; %" PRIu64 " page faults in %.0f ms)\n",
+			  d->motion.progressing ? d->motion.evidence : "stuck", d->nmore + 1, d->motion.moving,
+			  d->motion.busy, d->motion.born, d->motion.ended, d->motion.faults,
+			  (double)d->motion.span_ns / 1e6);
+	dbuf_addc(out, '\n');
 
 	dbuf_adds(out, "processes:\n");
 	for (size_t i = 0; i < d->nprocs; i++) {
@@ -689,8 +896,9 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 			snprintf(wait, sizeof(wait), "%s", sc);
 		else
 			snprintf(wait, sizeof(wait), "syscall %ld", t->syscall);
-		dbuf_addf(out, "  %7d  %7d %c  %-10s %5.1f  %-20s %s\n", (int)t->pid, (int)t->tid, t->state,
-			  diag_role_name(t->role), cpu_percent(d, t), wait, t->comm);
+		dbuf_addf(out, "  %7d  %7d %c  %-10s %5.1f  %-20s %s%s\n", (int)t->pid, (int)t->tid, t->state,
+			  diag_role_name(t->role), cpu_percent(d, t), wait, t->comm,
+			  t->bystander ? " [bystander]" : "");
 	}
 
 	dbuf_adds(out, "\nstacks, folded (most common first):\n");
@@ -961,6 +1169,20 @@ void diag_write_record(const struct diag *d, struct dbuf *out)
 	jsonw_kint(out, "window_ms", d->window_ms);
 	dbuf_addc(out, ',');
 	jsonw_kdbl(out, "elapsed_ms", (double)d->total_ns / 1e6);
+	if (d->motion_done) {
+		jsonw_key(out, "motion");
+		dbuf_addc(out, '{');
+		jsonw_kbool(out, "progressing", d->motion.progressing);
+		jsonw_kstr(out, "evidence", d->motion.evidence);
+		jsonw_kint(out, "busy", d->motion.busy);
+		jsonw_kint(out, "moving", d->motion.moving);
+		jsonw_kint(out, "born", d->motion.born);
+		jsonw_kint(out, "ended", d->motion.ended);
+		jsonw_kuint(out, "faults", d->motion.faults);
+		dbuf_addc(out, '}');
+	}
+	if (d->bystanders)
+		jsonw_kint(out, "bystanders", d->bystanders);
 	jsonw_kdbl(out, "late_ms", (double)d->late_ns / 1e6);
 	jsonw_kdbl(out, "queued_ms", (double)d->queued_ns / 1e6);
 	if (d->stopped)
@@ -996,29 +1218,45 @@ static int cmp_culprit(const void *a, const void *b)
 	return strcmp(x->fn, y->fn);
 }
 
+/* Count the culprit of thread t in one snapshot into c. */
+static void count_culprit(const struct diag *d, const struct diag_thread *t, const struct stack_set *snap,
+			  struct culprit *c, size_t *nc)
+{
+	const struct stack_thread *sk = stack_set_find(snap, t->tid);
+	const char *fn = sk ? stack_program_frame(sk, 0) : NULL;
+	if (!fn)
+		return;
+	bool dec = deciding(d->kind, t->role);
+	size_t j;
+	for (j = 0; j < *nc; j++)
+		if (!strcmp(c[j].fn, fn) && c[j].decides == dec)
+			break;
+	if (j == *nc)
+		c[(*nc)++] = (struct culprit){ .fn = fn, .decides = dec };
+	c[j].count++;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
 void diag_evidence(const struct diag *d, struct evidence *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	snprintf(ev->kind, sizeof(ev->kind), "%s", diag_kind_name(d->kind));
 	snprintf(ev->key_line, sizeof(ev->key_line), "hang: %s", diag_kind_name(d->kind));
-	struct culprit *c = xcalloc(d->nthreads + 1, sizeof(*c));
+	/* every snapshot counts: a thread caught between two spins in one
+	 * look is in its loop in the others */
+	struct culprit *c = xcalloc((d->nthreads + 1) * (d->nmore + 1), sizeof(*c));
 	size_t nc = 0;
 	for (size_t i = 0; i < d->nthreads; i++) {
 		const struct diag_thread *t = &d->threads[i];
-		if (t->role == DIAG_ROLE_CHILD || t->role == DIAG_ROLE_ZOMBIE)
+		if (t->role == DIAG_ROLE_CHILD || t->role == DIAG_ROLE_ZOMBIE || t->bystander)
 			continue;
-		const struct stack_thread *sk = stack_set_find(&d->stacks, t->tid);
-		const char *fn = sk ? stack_program_frame(sk, 0) : NULL;
-		if (!fn)
-			continue;
-		bool dec = deciding(d->kind, t->role);
-		size_t j;
-		for (j = 0; j < nc; j++)
-			if (!strcmp(c[j].fn, fn) && c[j].decides == dec)
-				break;
-		if (j == nc)
-			c[nc++] = (struct culprit){ .fn = fn, .decides = dec };
-		c[j].count++;
+		count_culprit(d, t, &d->stacks, c, &nc);
+		for (size_t k = 0; k < d->nmore; k++)
+			count_culprit(d, t, &d->more[k], c, &nc);
 	}
 	qsort(c, nc, sizeof(*c), cmp_culprit);
 	/*
@@ -1027,7 +1265,8 @@ void diag_evidence(const struct diag *d, struct evidence *ev)
 	 * as the most common one. Which other frames a sample happens to catch
 	 * (main in a join, a thread between two spins) varies from run to run
 	 * and would split one bug into several signatures; the stacks file
-	 * still shows every thread.
+	 * still shows every thread. They are listed by name, not by count, so
+	 * that two culprits of about equal weight do not swap places.
 	 */
 	bool any_deciding = nc && c[0].decides;
 	unsigned top = nc ? c[0].count : 0;
@@ -1040,6 +1279,7 @@ void diag_evidence(const struct diag *d, struct evidence *ev)
 		if (!dup)
 			snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", c[i].fn);
 	}
+	qsort(ev->frames, ev->nframes, sizeof(ev->frames[0]), cmp_str);
 	free(c);
 }
 
@@ -1056,29 +1296,45 @@ static bool proc_ended(pid_t pid)
 	return ended;
 }
 
+/*
+ * Innermost first: a Python process's traceback goes to its stdout and
+ * stderr, which are often pipes its parent (a test runner) reads. Aborting
+ * the parent first, or both at once, loses the child's traceback in a
+ * dead parent's pipe; the deepest one goes first, and each level gets its
+ * share of the wait to print and die before the next.
+ */
 int diag_python_end(const struct diag *d, int wait_ms, const char *crash_dir)
 {
-	int sent = 0;
-	for (size_t i = 0; i < d->nprocs; i++) {
-		const struct diag_proc *p = &d->procs[i];
-		if (diag_pystacks_of(p) != DIAG_PY_FAULTHANDLER || p->pid <= 1)
-			continue;
-		if (crash_dir)   /* our SIGABRT is no crash: no record */
-			(void)crashlog_mark_sent(crash_dir, p->pid);
-		if (!kill(p->pid, SIGABRT))
-			sent++;
-	}
-	int64_t deadline = clock_mono_ns() + (int64_t)wait_ms * NS_PER_MS;
-	while (sent && clock_mono_ns() < deadline) {
-		bool all = true;
-		for (size_t i = 0; i < d->nprocs && all; i++) {
+	int sent = 0, maxdepth = -1;
+	for (size_t i = 0; i < d->nprocs; i++)
+		if (diag_pystacks_of(&d->procs[i]) == DIAG_PY_FAULTHANDLER && d->procs[i].depth > maxdepth)
+			maxdepth = d->procs[i].depth;
+	int64_t end = clock_mono_ns() + (int64_t)wait_ms * NS_PER_MS;
+	for (int depth = maxdepth; depth >= 0; depth--) {
+		int here = 0;
+		for (size_t i = 0; i < d->nprocs; i++) {
 			const struct diag_proc *p = &d->procs[i];
-			if (diag_pystacks_of(p) == DIAG_PY_FAULTHANDLER)
-				all = proc_ended(p->pid);
+			if (diag_pystacks_of(p) != DIAG_PY_FAULTHANDLER || p->depth != depth || p->pid <= 1)
+				continue;
+			if (crash_dir)   /* our SIGABRT is no crash: no record */
+				(void)crashlog_mark_sent(crash_dir, p->pid);
+			if (!kill(p->pid, SIGABRT))
+				here++;
 		}
-		if (all)
-			break;
-		sleep_ns(10 * NS_PER_MS);
+		sent += here;
+		int64_t now = clock_mono_ns();
+		int64_t level_end = now + (end - now) / (depth + 1);
+		while (here && clock_mono_ns() < level_end) {
+			bool all = true;
+			for (size_t i = 0; i < d->nprocs && all; i++) {
+				const struct diag_proc *p = &d->procs[i];
+				if (diag_pystacks_of(p) == DIAG_PY_FAULTHANDLER && p->depth == depth)
+					all = proc_ended(p->pid);
+			}
+			if (all)
+				break;
+			sleep_ns(10 * NS_PER_MS);
+		}
 	}
 	for (size_t i = 0; crash_dir && i < d->nprocs; i++) {
 		const struct diag_proc *p = &d->procs[i];

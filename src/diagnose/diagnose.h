@@ -28,6 +28,8 @@
  *   sleeping    no thread busy; threads only in timed sleeps
  *   stopped     every thread stopped (T) or traced
  *   mixed       anything else (e.g. I/O and locks together)
+ *   progressing busy threads that move: changing code, processes born or
+ *               ended, memory being touched (motion.h): slow, not stuck
  *   gone        the tree vanished before it could be read
  * Threads waiting for a child (wait4) and zombies are neutral: a shell that
  * waits for its hung child does not make a livelock "mixed".
@@ -40,6 +42,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "diagnose/churn.h"
+#include "diagnose/motion.h"
 #include "diagnose/proctree.h"
 #include "diagnose/stack.h"
 #include "signature/evidence.h"
@@ -65,6 +69,7 @@ enum diag_kind {
 	DIAG_SLEEPING,
 	DIAG_STOPPED,
 	DIAG_MIXED,
+	DIAG_PROGRESSING,
 };
 
 /* Thread states counted: R S D T Z and everything else. */
@@ -83,10 +88,12 @@ struct diag_opts {
 	 * NULL): non-zero asks the diagnosis to stop where it is (the engine's
 	 * bound on a diagnosis, or Ctrl-C); what was read so far is kept. */
 	const atomic_int *stop;
+	bool motion;            /* with busy threads, look again: stuck or slow? (default true) */
+	int motion_gap_ms;      /* between the stack snapshots (default 40) */
 };
 
 #define DIAG_OPTS_INIT { .window_ms = 200, .samples = 10, .stacks = true, .python = true, \
-			 .fold_frames = 16 }
+			 .fold_frames = 16, .motion = true, .motion_gap_ms = 40 }
 
 struct diag_thread {
 	pid_t pid, tid;
@@ -97,6 +104,7 @@ struct diag_thread {
 	uint64_t cpu_ns;        /* CPU consumed over the window */
 	unsigned r_samples, samples;
 	enum diag_role role;
+	bool bystander;         /* busy in another process than a deadlocked one */
 };
 
 struct diag_proc {
@@ -106,6 +114,9 @@ struct diag_proc {
 	bool adopted;
 	bool python;            /* a Python interpreter */
 	bool faulthandler;      /* it handles SIGABRT (faulthandler enabled) */
+	uint64_t starttime;     /* clock ticks after boot: a pid reused is another process */
+	uint64_t faults0;       /* page faults when the diagnosis began */
+	uint64_t ticks0;        /* CPU ticks then, its reaped children's included */
 	const char *backend;    /* stack backend that worked, or NULL */
 	char stack_error[256];  /* why no stacks, "" when there are */
 	/* Python stacks (pystack.h), when python: */
@@ -132,8 +143,14 @@ struct diag {
 	unsigned states[DIAG_ST_NR];
 	unsigned roles[DIAG_ROLE_NR];
 	enum diag_kind kind;
-	char summary[256];              /* the one-line classification */
+	char summary[512];              /* the one-line classification */
 	struct stack_set stacks;        /* owned */
+	struct stack_set *more;         /* owned: later snapshots of the busy processes */
+	size_t nmore;
+	bool motion_done;               /* the busy threads were looked at again */
+	struct motion motion;           /* what that found (motion.h) */
+	struct churn churn;             /* owned: processes seen come and go (churn.h) */
+	unsigned bystanders;            /* busy threads set aside (diag_thread.bystander) */
 	struct stack_fold *folds;       /* owned */
 	size_t nfolds;
 	size_t late_threads;    /* started after the sampling: no role, stacks left out */

@@ -97,7 +97,7 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out)
 		}
 		nf++;
 	}
-	/* proc(5): 4 ppid 5 pgrp ... 14 utime 15 stime ... 20 num_threads 22 starttime ... 39 processor */
+	/* proc(5): 4 ppid 5 pgrp ... 10 minflt 12 majflt 14 utime 15 stime ... 20 num_threads 22 starttime ... 39 processor */
 	if (nf < 19)
 		return -EINVAL;
 #define F(k) f[(k) - 4]
@@ -105,6 +105,8 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out)
 	out->pgrp = (pid_t)F(5);
 	if (F(14) < 0 || F(15) < 0 || F(22) < 0)
 		return -EINVAL;
+	out->minflt = F(10) > 0 ? (uint64_t)F(10) : 0;
+	out->majflt = F(12) > 0 ? (uint64_t)F(12) : 0;
 	out->utime = (uint64_t)F(14);
 	out->stime = (uint64_t)F(15);
 	out->cutime = F(16) > 0 ? (uint64_t)F(16) : 0;

@@ -26,6 +26,7 @@ struct procfs_stat {
 	char state;             /* R S D T t Z X I ... */
 	pid_t ppid;
 	pid_t pgrp;
+	uint64_t minflt, majflt;  /* page faults (of the whole process in /proc/PID/stat) */
 	uint64_t utime;         /* clock ticks */
 	uint64_t stime;         /* clock ticks */
 	uint64_t cutime, cstime;   /* clock ticks of its children it waited for */

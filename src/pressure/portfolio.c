@@ -258,6 +258,29 @@ void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s)
 	p->arm[a].wall_s += wall_s > 0 ? wall_s : 0;
 }
 
+/* The unperturbed arm: nothing about it changes how runs are scheduled. */
+static bool unperturbed(const struct pconfig *c)
+{
+	return !c->ncpus && !c->noise && !c->jitter && c->chaos == CHAOS_NONE && c->groups <= 1;
+}
+
+double portfolio_timeout_scale(const struct portfolio *p, int a)
+{
+	if (a < 0 || a >= p->n)
+		return 1.0;
+	const struct parm *arm = &p->arm[a], *base = NULL;
+	/* the plain arm, and the serial one, are not slowed by anything of ours */
+	if (unperturbed(&arm->cfg) && (!arm->cfg.jobs || arm->cfg.jobs == 1))
+		return 1.0;
+	for (int i = 0; i < p->n && !base; i++)
+		if (unperturbed(&p->arm[i].cfg) && !p->arm[i].cfg.jobs)
+			base = &p->arm[i];
+	if (!base || base->runs < 3 || arm->runs < 3 || base->wall_s <= 0)
+		return PORTFOLIO_SCALE_MAX;
+	double slow = 1.5 * (arm->wall_s / (double)arm->runs) / (base->wall_s / (double)base->runs);
+	return slow < 2.0 ? 2.0 : slow > PORTFOLIO_SCALE_MAX ? PORTFOLIO_SCALE_MAX : slow;
+}
+
 int portfolio_stint(const struct portfolio *p, int a, int jobs)
 {
 	int j = p->arm[a].cfg.jobs ? p->arm[a].cfg.jobs : jobs;

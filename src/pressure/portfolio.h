@@ -94,6 +94,15 @@ void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s);
 /* A started run of arm a ended without an outcome (abandoned, cut short). */
 void portfolio_dropped(struct portfolio *p, int a);
 
+/*
+ * How much more time than --timeout a run of arm a gets once it passed the
+ * timeout without being stuck: 1 for the unperturbed arm; else 1.5 times
+ * the arm's mean run time over the unperturbed arm's (3 finished runs of
+ * each), between 2 and PORTFOLIO_SCALE_MAX; PORTFOLIO_SCALE_MAX before that.
+ */
+#define PORTFOLIO_SCALE_MAX 4.0
+double portfolio_timeout_scale(const struct portfolio *p, int a);
+
 /* Runs in a stint of arm a (one round: its concurrency, or `jobs` when the
  * arm has none of its own). */
 int portfolio_stint(const struct portfolio *p, int a, int jobs);

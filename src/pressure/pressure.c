@@ -659,6 +659,15 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
 	p->active--;
 }
 
+double pressure_timeout_scale(struct pressure *p, uint64_t index)
+{
+	struct pressure_run *r;
+
+	if (!p->on || !p->is_auto || !p->runs || !(r = find_run(p, index)))
+		return 1.0;
+	return portfolio_timeout_scale(&p->pf, r->arm);
+}
+
 void pressure_settings_json(const struct pressure *p, struct dbuf *b)
 {
 	char list[256], nz[128] = "";

@@ -186,6 +186,13 @@ int pressure_run_cpu(struct pressure *p, uint64_t index, double *user_s, double 
 /* The run `index` ended and nothing of it is alive; wall_s < 0: it was
  * cancelled (no feedback to the portfolio). Removes its cgroup. */
 void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s);
+/*
+ * The deadline of run `index`, as a multiple of --timeout, once it passed
+ * the timeout without being stuck: 1 (no more time) unless --chaos auto put
+ * it in an arm that slows runs down; then the arm's measured slowdown over
+ * the unperturbed arm, with margin, between 2 and PORTFOLIO_SCALE_MAX.
+ */
+double pressure_timeout_scale(struct pressure *p, uint64_t index);
 
 /* Members for the series line's "settings" (",\"cpus\":..." form: each
  * member preceded by a comma); nothing without pressure. */

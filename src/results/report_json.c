@@ -183,8 +183,8 @@ int report_json(struct dbuf *b, const struct results *r)
 	jsonw_kuint(b, "runs", t->counted);
 	jsonw_kuint(b, "failures", t->failures);
 	dbuf_addc(b, ',');
-	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored", "cut" };
-	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut };
+	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored", "cut", "slow" };
+	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut, t->slow };
 	for (size_t i = 0; i < 6; i++) {
 		jsonw_kuint(b, names[i], vals[i]);
 		dbuf_addc(b, ',');

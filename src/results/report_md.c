@@ -132,6 +132,8 @@ static void header(struct dbuf *out, const struct results *r)
 	if (t->cut)
 		dbuf_addf(out, " (%" PRIu64 " more cut: still running when the series ended, not counted)",
 			  t->cut);
+	if (t->slow)
+		dbuf_addf(out, " (%" PRIu64 " more slow: past the timeout but not stuck, not counted)", t->slow);
 	if (t->counted)
 		dbuf_addf(out, "; mean run %.3g s, longest %.3g s", t->wall_sum / (double)t->counted,
 			  t->wall_max);

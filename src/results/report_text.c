@@ -49,8 +49,8 @@ int report_text(struct dbuf *out, const struct results *r)
 		}
 	}
 	dbuf_addf(out, "runs:     %" PRIu64 " (%" PRIu64 " pass, %" PRIu64 " fail, %" PRIu64
-		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored, %" PRIu64 " cut)\n",
-		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut);
+		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored, %" PRIu64 " cut, %" PRIu64 " slow)\n",
+		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut, t->slow);
 	if (t->bad_lines) {
 		dbuf_addf(out, "skipped:  %" PRIu64 " unreadable lines of runs.jsonl", t->bad_lines);
 		if (t->cut_lines)

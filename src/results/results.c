@@ -280,6 +280,10 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 		tot->cut++;
 		return;
 	}
+	if (!strcmp(outcome, "slow")) {   /* past the timeout, not stuck: neither pass nor fail */
+		tot->slow++;
+		return;
+	}
 	bool fail = results_is_failure(outcome);
 	if (!fail && strcmp(outcome, "pass")) {
 		tot->other++;

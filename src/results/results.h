@@ -93,7 +93,7 @@ struct results_totals {
 	uint64_t cut_lines;               /* of bad_lines: a last line without its
 	                                     newline (a record cut short) */
 	uint64_t records;                 /* lines of type run */
-	uint64_t pass, fail, crash, hang, ignored, cut, other;
+	uint64_t pass, fail, crash, hang, ignored, cut, slow, other;
 	uint64_t counted, failures;       /* see the header comment */
 	double wall_sum, wall_max;
 	double t_end;                     /* max of t + wall_s */

@@ -106,6 +106,8 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 		fprintf(f, ", %" PRIu64 " ignored", t->ignored);
 	if (t->cut)
 		fprintf(f, ", %" PRIu64 " cut (still running when the series ended: not counted)", t->cut);
+	if (t->slow)
+		fprintf(f, ", %" PRIu64 " slow (past the timeout but not stuck: not counted)", t->slow);
 	fputc('\n', f);
 	if (t->failures) {
 		sig_table(f, r, out_dir);

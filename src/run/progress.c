@@ -64,11 +64,14 @@ void progress_tick(struct progress *p, int64_t now, uint64_t started, unsigned a
 	} else {
 		snprintf(done, sizeof(done), "%" PRIu64 " runs, %.0fs", p->done, el);
 	}
+	char slow[32] = "";
+	if (p->by_outcome[OUT_SLOW])
+		snprintf(slow, sizeof(slow), "%" PRIu64 " slow", p->by_outcome[OUT_SLOW]);
 	fprintf(stderr, "%sjostle: %s | %" PRIu64 " fail %" PRIu64 " crash %" PRIu64
-		" hang %" PRIu64 " ignored | %.1f runs/s | %u running%s%s%s",
+		" hang %" PRIu64 " ignored%s%s | %.1f runs/s | %u running%s%s%s",
 		p->tty ? "\r\033[K" : "", done, p->by_outcome[OUT_FAIL],
 		p->by_outcome[OUT_CRASH], p->by_outcome[OUT_HANG], p->by_outcome[OUT_IGNORED],
-		rate, active, *eta ? " | ETA " : "", eta, p->tty ? "" : "\n");
+		slow[0] ? " " : "", slow, rate, active, *eta ? " | ETA " : "", eta, p->tty ? "" : "\n");
 	(void)started;
 	p->drawn = true;
 	fflush(stderr);

@@ -121,19 +121,23 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	else
 		dbuf_adds(b, r->config_json ? r->config_json : "{}");
 	jsonw_kstr(b, "outcome", outcome_name(r->outcome));
+	if (r->extended)
+		jsonw_kdbl(b, "timeout_scale", r->timeout_scale);
+	/* how it ended, when it ended by itself (not killed at its deadline) */
+	bool own = !r->timed_out || r->ended_by_itself;
 	jsonw_key(b, "exit");
-	if (!r->timed_out && WIFEXITED(r->status))
+	if (own && WIFEXITED(r->status))
 		dbuf_addf(b, "%d", WEXITSTATUS(r->status));
 	else
 		dbuf_adds(b, "null");
 	jsonw_key(b, "signal");
-	if (!r->timed_out && WIFSIGNALED(r->status)) {
+	if (own && WIFSIGNALED(r->status)) {
 		const char *abbrev = sigabbrev_np(WTERMSIG(r->status));
 		dbuf_addf(b, "\"SIG%s\"", abbrev ? abbrev : "UNKNOWN");
 	} else {
 		dbuf_adds(b, "null");
 	}
-	jsonw_kbool(b, "core", !r->timed_out && WIFSIGNALED(r->status) && WCOREDUMP(r->status));
+	jsonw_kbool(b, "core", own && WIFSIGNALED(r->status) && WCOREDUMP(r->status));
 	jsonw_kstr(b, "start", ts);
 	jsonw_kdbl(b, "t", (double)(r->start_mono - series_start_mono) / 1e9);
 	jsonw_kdbl(b, "wall_s", (double)(r->end_mono - r->start_mono) / 1e9);
@@ -146,7 +150,7 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kint(b, "maxrss_kb", r->ru.ru_maxrss);
 	jsonw_kuint(b, "out_bytes", cap->total);
 	jsonw_kuint(b, "out_dropped", capture_dropped(cap));
-	bool failed = r->outcome != OUT_PASS && r->outcome != OUT_IGNORED && r->outcome != OUT_CUT;
+	bool failed = outcome_is_failure(r->outcome);
 	jsonw_kstr(b, "sig_id", failed ? r->sig.id : NULL);
 	jsonw_kstr(b, "sig_kind", failed ? r->sig.kind : NULL);
 	jsonw_kstr(b, "sig_key", failed ? r->sig.key : NULL);

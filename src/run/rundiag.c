@@ -181,6 +181,47 @@ void rundiag_hang_take(struct run *r, struct diagpool_job *job)
 	st->python_ended = job->python_ended;
 }
 
+static bool hang_kind_is(const struct run *r, const char *const *kinds)
+{
+	const struct rundiag_state *st = r->diag_state;
+	if (!st || !st->hang_done)
+		return false;
+	for (; *kinds; kinds++)
+		if (!strcmp(st->hang.kind, *kinds))
+			return true;
+	return false;
+}
+
+bool rundiag_progressing(const struct run *r)
+{
+	static const char *const k[] = { "progressing", NULL };
+	return hang_kind_is(r, k);
+}
+
+bool rundiag_saw_stuck(const struct run *r)
+{
+	static const char *const k[] = { "livelock", "deadlock", "blocked-io", "sleeping", "stopped",
+					 "mixed", NULL };
+	return hang_kind_is(r, k);
+}
+
+bool rundiag_may_be_slow(const struct run *r)
+{
+	static const char *const k[] = { "livelock", "sleeping", "mixed", NULL };
+	return hang_kind_is(r, k);
+}
+
+bool rundiag_found_gone(const struct run *r)
+{
+	const struct rundiag_state *st = r->diag_state;
+	return st && !st->hang_done;
+}
+
+bool rundiag_python_ended(const struct run *r)
+{
+	return r->diag_state && r->diag_state->python_ended;
+}
+
 /* The program frames of a thread into ev (a core's). */
 static void take_frames(const struct stack_thread *t, struct evidence *ev)
 {

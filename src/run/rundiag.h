@@ -88,6 +88,15 @@ int rundiag_core_limit(const struct run_opts *o);
  * the record's "diag", the evidence for its signature. */
 struct diagpool_job;
 void rundiag_hang_take(struct run *r, struct diagpool_job *job);
+/* What that diagnosis said: the tree was progressing (slow, not stuck);
+ * it was seen stuck (a hang class with threads to show); nothing definite
+ * (livelock, sleeping or mixed: a perturbation may be all it is); Python
+ * processes were ended with SIGABRT for their tracebacks. */
+bool rundiag_progressing(const struct run *r);
+bool rundiag_saw_stuck(const struct run *r);
+bool rundiag_may_be_slow(const struct run *r);
+bool rundiag_python_ended(const struct run *r);
+bool rundiag_found_gone(const struct run *r);
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
 
 /*

@@ -61,6 +61,7 @@ static const char *const outcome_names[OUT__COUNT] = {
 	[OUT_HANG] = "hang",
 	[OUT_IGNORED] = "ignored",
 	[OUT_CUT] = "cut",
+	[OUT_SLOW] = "slow",
 };
 
 const char *outcome_name(enum outcome o)
@@ -454,6 +455,25 @@ static void account_cgroup(struct series *s, struct run *r)
 	}
 }
 
+/*
+ * A run past its deadline is a hang when it is stuck. It is `slow`, not a
+ * failure, when the diagnosis found it progressing, or when it ended with
+ * status 0 on its own; one that ended on its own otherwise is judged by how
+ * it ended (its own failure, not ours), unless the diagnosis had seen it
+ * stuck, which then decides (a program's own watchdog firing at the same
+ * moment must not split one hang in two). --timeout-strict: always a hang.
+ */
+static enum outcome late_outcome(const struct run_opts *o, const struct run *r)
+{
+	if (o->timeout_strict)
+		return OUT_HANG;
+	if (!r->ended_by_itself || rundiag_python_ended(r))
+		return rundiag_progressing(r) ? OUT_SLOW : OUT_HANG;
+	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 && !o->fail_on)
+		return OUT_SLOW;
+	return rundiag_saw_stuck(r) ? OUT_HANG : OUT__COUNT;   /* by how it ended */
+}
+
 static void classify(struct series *s, struct run *r)
 {
 	const struct run_opts *o = s->o;
@@ -463,8 +483,15 @@ static void classify(struct series *s, struct run *r)
 		rundiag_symbolize(o, &s->text, &s->text_sym);
 	const char *text = dbuf_str(&s->text);
 	size_t len = s->text.len;
-	if (r->timed_out)
-		r->outcome = OUT_HANG;
+	r->outcome = OUT__COUNT;
+	if (r->timed_out || r->extended) {
+		/* a diagnosis that found the tree gone: it had ended before our signals */
+		if (rundiag_found_gone(r) && WIFEXITED(r->status))
+			r->ended_by_itself = true;
+		r->outcome = late_outcome(o, r);
+	}
+	if (r->outcome == OUT_HANG || r->outcome == OUT_SLOW)
+		;
 	else if (WIFSIGNALED(r->status) || rundiag_crashed(o, r))
 		r->outcome = OUT_CRASH;
 	else if (WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0)
@@ -475,9 +502,10 @@ static void classify(struct series *s, struct run *r)
 		r->outcome = OUT_FAIL;   /* compute-sanitizer exits 0 after its report */
 	else
 		r->outcome = OUT_PASS;
-	if (r->outcome != OUT_PASS && o->ignore && regex_search(o->ignore, text, len, NULL))
+	if (r->outcome != OUT_PASS && r->outcome != OUT_SLOW && o->ignore &&
+	    regex_search(o->ignore, text, len, NULL))
 		r->outcome = OUT_IGNORED;
-	if (r->outcome == OUT_PASS || r->outcome == OUT_IGNORED)
+	if (r->outcome == OUT_PASS || r->outcome == OUT_IGNORED || r->outcome == OUT_SLOW)
 		return;
 	signature_from_output(&r->sig, outcome_name(r->outcome), text, len, o->sig_re);
 	if (!r->sig.key) {
@@ -496,6 +524,11 @@ static void classify(struct series *s, struct run *r)
 	}
 	/* Finer kind, key and frames from diagnosis and crash reports (rundiag.h). */
 	rundiag_classify(o, r, text, len);
+}
+
+bool outcome_is_failure(enum outcome o)
+{
+	return o == OUT_FAIL || o == OUT_CRASH || o == OUT_HANG;
 }
 
 static uint64_t failures(const struct series *s)
@@ -564,7 +597,8 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		if (s->stopping)
 			cancel_all(s, r, now);
 	}
-	pressure_ended(&s->pr, r->index, r->outcome != OUT_PASS && r->outcome != OUT_IGNORED,
+	/* a slow run does not reward its arm: it is no failure */
+	pressure_ended(&s->pr, r->index, !r->cancelled && outcome_is_failure(r->outcome),
 		       r->cancelled ? -1.0 : (double)(r->end_mono - r->start_mono) / 1e9);
 	r->config_json = NULL;
 	capture_release(&r->cap);
@@ -631,6 +665,35 @@ static void diag_dispatch(struct series *s, int64_t now)
 	}
 }
 
+/*
+ * Under --chaos auto, a run of an arm that slows runs down (sync chaos,
+ * noise, one CPU) may pass the user's timeout without being stuck. When
+ * its first diagnosis saw no definite hang (livelock, sleeping or mixed,
+ * where a perturbation can be all it is: not a deadlock, not blocked I/O),
+ * it runs on to a deadline scaled by the arm's measured slowdown (capped:
+ * pressure.h); past that it is diagnosed again, and judged.
+ */
+static bool try_extend(struct series *s, struct run *r)
+{
+	if (s->o->timeout_strict || r->extended || r->exited || r->cancelled || s->stopping ||
+	    !rundiag_may_be_slow(r))
+		return false;
+	double scale = pressure_timeout_scale(&s->pr, r->index);
+	if (scale <= 1.0)
+		return false;
+	r->extended = true;
+	r->timeout_scale = scale;
+	r->timed_out = false;
+	r->diag_taken = false;
+	r->deadline = r->start_mono + (int64_t)((double)s->o->timeout_ns * scale);
+	r->state = RS_RUNNING;
+	if (!r->counted) {
+		r->counted = true;
+		s->active++;
+	}
+	return true;
+}
+
 /* Workers that came back: their findings into the runs, then the kill. */
 static void diag_collect(struct series *s, int64_t now)
 {
@@ -641,7 +704,7 @@ static void diag_collect(struct series *s, int64_t now)
 		diagpool_job_free(job);
 		r->diag_job = NULL;
 		r->diag_taken = true;
-		if (r->state == RS_DIAGNOSING)
+		if (r->state == RS_DIAGNOSING && !try_extend(s, r))
 			begin_kill(s, r, now);
 	}
 }
@@ -763,6 +826,7 @@ static bool reap_one(struct series *s, pid_t pid)
 	if (!r)
 		return true;   /* an orphan adopted from some run: nothing to record */
 	r->exited = true;
+	r->ended_by_itself = r->kill_step == 0;
 	r->status = status;
 	r->ru = ru;
 	r->end_mono = clock_mono_ns();

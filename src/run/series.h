@@ -62,6 +62,7 @@ struct run_opts {
 	double confident_rate;   /* --until confident:RATE */
 	struct matrix *matrix;   /* owned, or NULL without --matrix */
 	bool no_report;          /* --no-report: no report.md/html at the end */
+	bool timeout_strict;     /* --timeout-strict: past --timeout is a hang, whatever else */
 	struct rundiag_opts diag;       /* --diag-window, --no-diag, --core, --keep-cores (rundiag.h) */
 	struct plan_shard shard;        /* --shard (plan.h): which run indices; count 0: all */
 	struct fdlimit fdlimit;         /* RLIMIT_NOFILE as jostle found it (fdlimit.h) */
@@ -74,10 +75,13 @@ enum outcome {
 	OUT_HANG,
 	OUT_IGNORED,
 	OUT_CUT,        /* still going when the series ended (--time, a stop rule, Ctrl-C): neither pass nor fail */
+	OUT_SLOW,       /* past its timeout, but not stuck: progressing, or it ended on its own */
 	OUT__COUNT
 };
 
 const char *outcome_name(enum outcome o);
+/* fail, crash or hang: what failure rates count (not pass, ignored, slow) */
+bool outcome_is_failure(enum outcome o);
 
 enum run_state {
 	RS_FREE,
@@ -108,7 +112,10 @@ struct run {
 	 * included, so the larger of it and ru counts), and leftovers found
 	 * after the main child was reaped (extra_*: added) */
 	double tree_user_s, tree_sys_s, extra_user_s, extra_sys_s;
-	bool timed_out;
+	bool timed_out;           /* past its deadline (the scaled one once extended) */
+	bool extended;            /* past the user's timeout once, given a scaled deadline */
+	double timeout_scale;     /* the deadline's multiple of --timeout (1 unless extended) */
+	bool ended_by_itself;     /* its main process exited before jostle signalled it */
 	int64_t late_ns;          /* how late after the deadline the engine saw it */
 	bool counted;             /* holds one of the -j slots */
 	struct diagpool_job *diag_job;  /* while a diagnosis worker has the run */

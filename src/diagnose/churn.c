@@ -1,0 +1,130 @@
+/*
+ * churn.c: processes that came and went (see churn.h).
+ *
+ * A process's CPU is the larger of its stat times (every thread, in clock
+ * ticks: 10 ms steps) and its main thread's schedstat (nanoseconds): a
+ * short-lived single-threaded process (a `sleep`, a compiler) is measured
+ * to the nanosecond, a many-threaded one to the tick.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diagnose/churn.h"
+#include "diagnose/procfs.h"
+#include "util/xalloc.h"
+#include "util/clock.h"
+#include "util/banned.h"
+
+/* The start time and CPU of PID; false when it is gone. *zombie when it ended unreaped. */
+static bool read_proc(pid_t pid, uint64_t *starttime, int64_t *cpu_ns, bool *zombie)
+{
+	int fd = procfs_open(pid);
+	if (fd < 0)
+		return false;
+	char buf[1024];
+	struct procfs_stat st;
+	bool ok = procfs_read(fd, "stat", buf, sizeof(buf)) > 0 && !procfs_parse_stat(buf, &st);
+	if (ok) {
+		long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+		int64_t ns = (int64_t)((st.utime + st.stime) * (uint64_t)(NS_PER_S / tck));
+		if (procfs_read(fd, "schedstat", buf, sizeof(buf)) > 0) {
+			int64_t sched = (int64_t)strtoull(buf, NULL, 10);
+			ns = sched > ns ? sched : ns;
+		}
+		*starttime = st.starttime;
+		*cpu_ns = ns;
+		*zombie = st.state == 'Z' || st.state == 'X';
+	}
+	close(fd);
+	return ok;
+}
+
+static struct churn_proc *find(struct churn *c, pid_t pid, uint64_t starttime)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->v[i].pid == pid && c->v[i].starttime == starttime)
+			return &c->v[i];
+	return NULL;
+}
+
+int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx)
+{
+	struct proctree now = PROCTREE_INIT;
+	int rc = proctree_collect(&now, root, adopt, ctx);
+	if (rc < 0 && rc != -ESRCH) {
+		proctree_release(&now);
+		return rc;
+	}
+	bool first = c->looks++ == 0;
+	bool *present = xcalloc(c->nr + now.nr + 1, sizeof(*present));
+	int alive = 0;
+	for (size_t i = 0; i < now.nr; i++) {
+		uint64_t start;
+		int64_t cpu;
+		bool zombie;
+		if (!read_proc(now.v[i].pid, &start, &cpu, &zombie))
+			continue;
+		struct churn_proc *p = find(c, now.v[i].pid, start);
+		if (!p) {
+			ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+			p = &c->v[c->nr++];
+			*p = (struct churn_proc){ .pid = now.v[i].pid, .starttime = start, .cpu0_ns = first ? cpu : 0,
+						  .initial = first };
+		}
+		p->cpu_ns = cpu;
+		if (zombie) {
+			p->gone = true;
+			continue;
+		}
+		present[p - c->v] = true;
+		alive++;
+	}
+	for (size_t i = 0; i < c->nr; i++)
+		if (!present[i])
+			c->v[i].gone = true;
+	free(present);
+	proctree_release(&now);
+	return alive;
+}
+
+unsigned churn_born(const struct churn *c, int64_t min_ns, unsigned *busy)
+{
+	unsigned n = 0, b = 0;
+	for (size_t i = 0; i < c->nr; i++) {
+		if (c->v[i].initial)
+			continue;
+		n++;
+		b += c->v[i].cpu_ns >= min_ns;
+	}
+	*busy = b;
+	return n;
+}
+
+unsigned churn_ended(const struct churn *c, int64_t min_ns, unsigned *busy)
+{
+	unsigned n = 0, b = 0;
+	for (size_t i = 0; i < c->nr; i++) {
+		if (!c->v[i].gone)
+			continue;
+		n++;
+		b += c->v[i].cpu_ns >= min_ns;
+	}
+	*busy = b;
+	return n;
+}
+
+int64_t churn_cpu_ns(const struct churn *c)
+{
+	int64_t ns = 0;
+	for (size_t i = 0; i < c->nr; i++)
+		ns += c->v[i].cpu_ns > c->v[i].cpu0_ns ? c->v[i].cpu_ns - c->v[i].cpu0_ns : 0;
+	return ns;
+}
+
+void churn_release(struct churn *c)
+{
+	free(c->v);
+	*c = (struct churn)CHURN_INIT;
+}

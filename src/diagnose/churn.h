@@ -1,0 +1,56 @@
+/*
+ * churn.h: the processes of a tree that came and went while a diagnosis
+ * watched it, and the CPU each one used: motion.h's "tree" sign.
+ *
+ * Why a table of every process seen rather than two snapshots: a build
+ * driver's compiler, or a polling shell's `sleep`, is often born and gone
+ * between two looks, and what tells them apart is the work each did. Each
+ * look records every process by pid and start time (a reused pid is a new
+ * process) with its CPU so far; one that ended keeps what the last look
+ * saw. CPU is the process's own (threads included, children not), in ns.
+ */
+#ifndef JOSTLE_CHURN_H
+#define JOSTLE_CHURN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "diagnose/proctree.h"
+
+struct churn_proc {
+	pid_t pid;
+	uint64_t starttime;     /* clock ticks after boot */
+	int64_t cpu0_ns;        /* CPU when first seen */
+	int64_t cpu_ns;         /* CPU at the last look that saw it */
+	bool initial;           /* there at the first look */
+	bool gone;              /* ended (or a zombie) at a later look */
+};
+
+struct churn {
+	struct churn_proc *v;   /* owned */
+	size_t nr, alloc;
+	unsigned looks;
+};
+
+#define CHURN_INIT { NULL, 0, 0, 0 }
+
+/*
+ * One look at ROOT's tree (adopt and ctx as proctree_collect): processes
+ * not seen before are added (marked initial at the first look), the CPU of
+ * each present one updated, the ones no longer there marked gone. Returns
+ * the number of processes present, or -errno (the tree could not be read).
+ */
+int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx);
+
+/* Processes born after the first look; of them, with at least MIN_NS of CPU. */
+unsigned churn_born(const struct churn *c, int64_t min_ns, unsigned *busy);
+/* Processes that ended after the first look; of them, with at least MIN_NS. */
+unsigned churn_ended(const struct churn *c, int64_t min_ns, unsigned *busy);
+/* CPU the tree's processes used since each was first seen, in ns. */
+int64_t churn_cpu_ns(const struct churn *c);
+
+void churn_release(struct churn *c);
+
+#endif

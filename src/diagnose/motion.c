@@ -1,0 +1,84 @@
+/*
+ * motion.c: stuck or slow (see motion.h).
+ *
+ * Why a majority of busy threads must show changing stacks, not one: a
+ * process doing real work usually has one or two threads at it while the
+ * others spin in a pool's idle loop, but a livelock can have one thread
+ * that happens to wander (a logger). And why stacks compared by their
+ * innermost three program frames: runtime frames (a futex wake, a yield)
+ * come and go inside a spin loop without it moving anywhere.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diagnose/motion.h"
+#include "util/banned.h"
+
+#define KEY_FRAMES 3
+
+/* The key of thread t: its innermost KEY_FRAMES program frames. */
+static void key_of(const struct stack_thread *t, const char *key[KEY_FRAMES])
+{
+	for (size_t i = 0; i < KEY_FRAMES; i++)
+		key[i] = stack_program_frame(t, i);
+}
+
+static bool same_key(const char *const a[KEY_FRAMES], const char *const b[KEY_FRAMES])
+{
+	for (size_t i = 0; i < KEY_FRAMES; i++) {
+		if (!a[i] != !b[i])
+			return false;
+		if (a[i] && strcmp(a[i], b[i]))
+			return false;
+	}
+	return true;
+}
+
+unsigned motion_distinct(const struct stack_set *snaps, size_t nsnaps, pid_t tid, unsigned *distinct)
+{
+	const char *keys[MOTION_SNAPSHOTS * 2][KEY_FRAMES];
+	unsigned seen = 0, d = 0;
+	for (size_t s = 0; s < nsnaps && seen < MOTION_SNAPSHOTS * 2; s++) {
+		const struct stack_thread *t = stack_set_find(&snaps[s], tid);
+		if (!t || !t->nr)
+			continue;
+		key_of(t, keys[seen]);
+		bool dup = false;
+		for (unsigned j = 0; j < seen && !dup; j++)
+			dup = same_key(keys[j], keys[seen]);
+		d += !dup;
+		seen++;
+	}
+	*distinct = d;
+	return seen;
+}
+
+void motion_judge(struct motion *m)
+{
+	m->code = m->busy && 2 * m->moving > m->busy;
+	double secs = m->span_ns > 0 ? (double)m->span_ns / 1e9 : 0;
+	double cpu_s = (double)m->cpu_ns / 1e9;
+	m->tree = m->born_busy + m->ended_busy > 0;
+	m->memory = m->runnable && m->faults >= MOTION_FAULTS_MIN &&
+		    (double)m->faults >= MOTION_FAULTS_PER_CPU_S * cpu_s;
+	m->progressing = m->code || m->tree || m->memory;
+	m->evidence[0] = '\0';
+	if (!m->progressing)
+		return;
+	size_t n = 0;
+	const char *sep = "";
+	if (m->code) {
+		n += (size_t)snprintf(m->evidence + n, sizeof(m->evidence) - n,
+				      "%u of %u busy threads in different code at each look", m->moving, m->busy);
+		sep = "; ";
+	}
+	if (m->tree && n < sizeof(m->evidence)) {
+		n += (size_t)snprintf(m->evidence + n, sizeof(m->evidence) - n, "%s%u process%s started, %u ended",
+				      sep, m->born, m->born == 1 ? "" : "es", m->ended);
+		sep = "; ";
+	}
+	if (m->memory && n < sizeof(m->evidence))
+		snprintf(m->evidence + n, sizeof(m->evidence) - n, "%s%" PRIu64 " page faults in %.0f ms",
+			 sep, m->faults, secs * 1000);
+}

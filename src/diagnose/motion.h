@@ -1,0 +1,76 @@
+/*
+ * motion.h: stuck or slow? Whether a tree that passed its deadline with
+ * busy threads is spinning in place (a livelock) or moving through its work
+ * (a compiler, a copy: progressing, only slow).
+ *
+ * Three signs, each enough on its own:
+ *   code     the busy threads' stacks, taken several times in a row, are
+ *            different nearly every time (a livelock spins in the same few
+ *            functions, so its snapshots repeat);
+ *   tree     processes were born or ended while we looked (a build driver
+ *            starting compilers), and they work: one of them used 20 ms
+ *            of CPU (the `sleep` of a shell that polls uses 1-5 ms; a
+ *            process just forked is runnable whatever it will do, so its
+ *            state says nothing);
+ *   memory   busy threads that fault in fresh memory, which a spin loop
+ *            does not (a copy into new buffers, a compiler's arenas).
+ * Pure: the caller takes the snapshots and counts; unit-tested.
+ */
+#ifndef JOSTLE_MOTION_H
+#define JOSTLE_MOTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "diagnose/stack.h"
+
+/* Snapshots of the busy threads' stacks, and how many must differ. */
+#define MOTION_SNAPSHOTS 6
+#define MOTION_DISTINCT 5           /* of MOTION_SNAPSHOTS: at most one repeat */
+/* The signs are counted per CPU second the tree got, not per second of
+ * wall time: on a loaded machine a busy tree gets little CPU, and a sign
+ * measured against the wall clock would fade with the load. */
+#define MOTION_FAULTS_MIN 100       /* page faults of the tree, at least ... */
+#define MOTION_FAULTS_PER_CPU_S 1000 /* ... and this many per CPU second it used */
+#define MOTION_BORN_BUSY_NS 20000000 /* CPU of a newcomer that works (a `sleep`
+				     * it polls with uses 1-5 ms on a loaded machine) */
+/* How long the tree is watched for processes that come and go: until it
+ * used this much CPU (a tree of workers shows one ending by then, at any
+ * load), or at most this long on the wall clock. */
+#define MOTION_WATCH_CPU_NS 150000000
+#define MOTION_WATCH_MAX_MS 2500
+#define MOTION_WATCH_GAP_MS 20
+
+struct motion {
+	/* what was seen */
+	unsigned runnable;          /* busy threads (runnable, burning CPU) in the tree */
+	unsigned busy;              /* busy threads looked at again */
+	unsigned moving;            /* of them, with MOTION_DISTINCT distinct stacks */
+	unsigned born, ended;       /* processes, while we looked */
+	unsigned born_busy;         /* of the born, those with MOTION_BORN_BUSY_NS of CPU */
+	unsigned ended_busy;        /* of the ended, likewise (churn.h) */
+	uint64_t faults;            /* page faults of the tree while we looked */
+	int64_t cpu_ns;             /* CPU of the tree while we looked (reaped children too) */
+	int64_t span_ns;            /* how long we looked */
+	/* the verdict */
+	bool code, tree, memory;
+	bool progressing;           /* any of the three */
+	char evidence[256];         /* one line for a person, "" when stuck */
+};
+
+/*
+ * The distinct stacks of thread TID over the snapshots (the innermost three
+ * program frames of each; a snapshot without the thread does not count).
+ * Returns the number of snapshots that had it; *distinct the distinct ones.
+ */
+unsigned motion_distinct(const struct stack_set *snaps, size_t nsnaps, pid_t tid, unsigned *distinct);
+
+/*
+ * The verdict from what the caller measured into m (busy, moving, born,
+ * ended, faults, span_ns): sets code/tree/memory/progressing/evidence.
+ */
+void motion_judge(struct motion *m);
+
+#endif

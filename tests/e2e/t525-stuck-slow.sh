@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# jostle run: a run past --timeout is a hang only when it is stuck. Busy
+# trees that move (changing code, processes born, fresh memory touched) are
+# `slow`, not failures; --timeout-strict makes every one a hang; a deadlock
+# is not turned into a livelock by a busy bystander process; under
+# --chaos auto a program that sync chaos only slows down gets a scaled
+# deadline and is never counted as failing.
+. "$(dirname "$0")/../lib.sh"
+
+runs() { json "$1/runs.jsonl" "$2"; }
+
+# --- slow: progressing past the timeout ---
+for m in compile spawn copy; do
+	"$JOSTLE" run -q -n 2 -j 1 --timeout 1s -o "$TMP/$m" -- "$FIX/busy" $m 4 > /dev/null 2>&1
+	check_eq "$m: exit 0 (slow is no failure)" "$?" 0
+	check_eq "$m: outcome slow" "$(runs "$TMP/$m" '[r["outcome"] for r in rows]')" "['slow', 'slow']"
+	check_eq "$m: the diagnosis says progressing" "$(runs "$TMP/$m" '[r["diag"]["kind"] for r in rows]')" \
+		"['progressing', 'progressing']"
+	check_eq "$m: with its evidence" "$(runs "$TMP/$m" 'all(r["diag"]["motion"]["progressing"] and r["diag"]["motion"]["evidence"] for r in rows)')" True
+	check_eq "$m: no signature" "$(runs "$TMP/$m" '[r.get("sig_id") for r in rows]')" "[None, None]"
+	check_eq "$m: summary counts slow apart" "$(json "$TMP/$m/summary.json" '(d["slow"], d["runs"], d["failures"])')" "(2, 0, 0)"
+done
+check "compile: the evidence names the moving code" grep -q 'busy threads in different code at each look' "$TMP/compile/stacks/0.txt"
+check "spawn: the evidence names the processes" grep -Eq '[0-9]+ process(es)? started' "$TMP/spawn/stacks/0.txt"
+check "copy: the evidence names the page faults" grep -q 'page faults in' "$TMP/copy/stacks/0.txt"
+
+"$JOSTLE" run -q -n 1 --timeout 1s --timeout-strict -o "$TMP/strict" -- "$FIX/busy" compile 4 > /dev/null 2>&1
+check_eq "--timeout-strict: a hang, progressing or not" "$(runs "$TMP/strict" 'rows[0]["outcome"]')" hang
+check_eq "--timeout-strict: exit 1" "$(runs "$TMP/strict" 'rows[0]["diag"]["kind"]')" progressing
+
+# --- stuck: still hangs ---
+"$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/spin" -- "$FIX/hang" spin 2 > /dev/null 2>&1
+check_eq "spin: a livelock is a hang" "$(runs "$TMP/spin" '(rows[0]["outcome"], rows[0]["sig_kind"])')" "('hang', 'livelock')"
+check "spin: looked at it again and found it stuck" grep -q '^stuck or slow: stuck' "$TMP/spin/stacks/0.txt"
+"$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/poll" -- sh -c 'while true; do sleep 0.1; done' > /dev/null 2>&1
+check_eq "a shell polling with sleep is a hang" "$(runs "$TMP/poll" 'rows[0]["outcome"]')" hang
+
+# --- a busy bystander does not hide a deadlock ---
+"$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/by" -- "$FIX/hang" bystander > /dev/null 2>&1
+check_eq "bystander: deadlock" "$(runs "$TMP/by" '(rows[0]["outcome"], rows[0]["sig_kind"])')" "('hang', 'deadlock')"
+check_eq "bystander: the deadlock's culprit" "$(runs "$TMP/by" 'rows[0]["frames"]')" "['take_second_lock']"
+check_eq "bystander: counted apart" "$(runs "$TMP/by" 'rows[0]["diag"]["bystanders"]')" 1
+check "bystander: marked in the stacks file" grep -q 'bystander' "$TMP/by/stacks/0.txt"
+check "bystander: the signature is the plain deadlock's" test "$(runs "$TMP/by" 'rows[0]["sig_id"]')" = \
+	"$("$JOSTLE" run -q -n 1 --timeout 1s -o "$TMP/dl" -- "$FIX/hang" deadlock > /dev/null 2>&1; runs "$TMP/dl" 'rows[0]["sig_id"]')"
+
+# --- ended on its own after the deadline: judged by how it ended ---
+"$JOSTLE" run -q -n 1 --timeout 300ms --no-diag -o "$TMP/late" -- sh -c 'sleep 1; exit 0' > /dev/null 2>&1
+check_eq "--no-diag: killed at the deadline, a hang" "$(runs "$TMP/late" 'rows[0]["outcome"]')" hang
+
+# --- auto: sync chaos only slows this program down: no failure, ever ---
+"$JOSTLE" run -q -n 30 --chaos auto --timeout 1s -o "$TMP/auto" -- "$FIX/busy" perturbed 20 2000 > /dev/null 2>&1
+check_eq "auto, slowed by sync chaos: exit 0" "$?" 0
+check_eq "auto, slowed by sync chaos: no failure" "$(json "$TMP/auto/summary.json" 'd["failures"]')" 0
+check_eq "auto, slowed by sync chaos: its sync runs are slow" \
+	"$(runs "$TMP/auto" 'all(r["outcome"] == "slow" for r in rows if r["config"].get("chaos") in ("sync", "all"))')" True
+check_eq "auto: the others pass (or, on a loaded machine, are slow)" \
+	"$(runs "$TMP/auto" 'all(r["outcome"] in ("pass", "slow") for r in rows if r["config"].get("chaos") not in ("sync", "all"))')" True
+check_eq "auto: a slow run ended with status 0 or was found progressing; a scaled deadline is 2 to 4 timeouts" \
+	"$(runs "$TMP/auto" 'all((r["exit"] == 0 or r["diag"]["kind"] == "progressing") and 2 <= r.get("timeout_scale", 2) <= 4 for r in rows if r["outcome"] == "slow")')" True
