@@ -230,7 +230,7 @@ int pressure_check(struct pressure_opts *po, unsigned jobs, uint64_t seed, char 
 		snprintf(why, whylen, "--chaos-level needs a chaos mode: add --chaos threads, sync, all or auto");
 		return -EINVAL;
 	}
-	int rc = pressure_start(&p, po, jobs, seed, why, whylen);
+	int rc = pressure_start(&p, po, jobs, jobs, seed, why, whylen);
 
 	if (rc == 0)
 		pressure_stop(&p);

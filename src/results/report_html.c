@@ -128,6 +128,10 @@ static void cards(struct dbuf *b, const struct results *r)
 		snprintf(v, sizeof(v), "%" PRIu64, t->cut);
 		card(b, v, "cut: still running at the end, not counted");
 	}
+	if (t->slow) {
+		snprintf(v, sizeof(v), "%" PRIu64, t->slow);
+		card(b, v, "slow: past the timeout but not stuck, not counted");
+	}
 	snprintf(v, sizeof(v), "%.3g s", t->counted ? t->wall_sum / (double)t->counted : 0);
 	card(b, v, "mean run time");
 	snprintf(v, sizeof(v), "%.3g s", t->wall_max);
