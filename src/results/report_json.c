@@ -185,7 +185,7 @@ int report_json(struct dbuf *b, const struct results *r)
 	dbuf_addc(b, ',');
 	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored", "cut", "slow" };
 	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut, t->slow };
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		jsonw_kuint(b, names[i], vals[i]);
 		dbuf_addc(b, ',');
 	}
