@@ -24,7 +24,7 @@ DESTDIR ?=
 CC      ?= cc
 VERSION := 0.2.0
 
-PKGS := libcjson libpcre2-8 libdw zlib
+PKGS := libcjson libpcre2-8 libdw zlib expat
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -15,14 +15,16 @@ import re
 import sys
 
 # Who may include whom. Downward only: cli -> bisect, localize -> run -> pressure,
-# diagnose -> results, signature -> util; survey sits beside run, under cli.
+# diagnose -> results, signature -> util; survey sits beside run, under cli;
+# suite (per-test results of a test suite) under run.
 ALLOWED = {
-    "cli": {"bisect", "localize", "run", "survey", "deploy", "pressure", "diagnose", "results", "signature", "util"},
+    "cli": {"bisect", "localize", "run", "survey", "deploy", "pressure", "diagnose", "results", "suite", "signature", "util"},
     "bisect": {"run", "pressure", "results", "signature", "util"},
     "localize": {"run", "pressure", "diagnose", "results", "signature", "util"},
-    "run": {"pressure", "diagnose", "results", "signature", "util"},
+    "run": {"pressure", "diagnose", "results", "suite", "signature", "util"},
     "survey": {"signature", "util"},
     "deploy": {"util"},
+    "suite": {"signature", "util"},
     "pressure": {"results", "util"},
     "diagnose": {"signature", "util"},
     "results": {"util"},

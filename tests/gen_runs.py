@@ -6,14 +6,18 @@ report, compare, merge and benchmark tests.
   gen_runs.py OUT --runs N [--sig ID:KIND:COUNT]... [--cells A=1,A=2 ...]
               [--cell-fails CELL:COUNT]... [--series HEX] [--no-logs]
               [--log-bytes N] [--stacks] [--argv ARG...] [--arm ARM:COUNT]...
-              [--shard K/N]
+              [--shard K/N] [--settings JSON]
+              [--test NAME:FAILS]...
 
 Failures of each --sig are spread evenly over the run indices. With
 --cells, run i is in cell i % len(cells); --cell-fails puts COUNT failures
 (signature 'c311f a11') in that cell's runs, evenly. --log-bytes pads
 each failing run's log to N bytes (and --stacks writes stacks/RUN.txt as
 long); --argv sets the command; --arm gives the first COUNT runs not yet
-given an arm the config {"arm": ARM}, in order. With --shard K/N the
+given an arm the config {"arm": ARM}, in order; --settings merges JSON
+members into the series' settings; --test gives every run per-test
+results ("tests", as --tests records them) where test NAME fails in FAILS
+runs, spread evenly. With --shard K/N the
 directory is shard K of N of the series of master seed 1 (issue 17): its
 runs are the indices K, K+N, ... with the seeds jostle derives for them.
 """
@@ -32,6 +36,8 @@ ap.add_argument("--stacks", action="store_true")
 ap.add_argument("--argv", nargs="+", default=["./t", "--mode", "gen"])
 ap.add_argument("--arm", action="append", default=[])
 ap.add_argument("--shard", default=None)
+ap.add_argument("--settings", default="{}")
+ap.add_argument("--test", action="append", default=[])
 a = ap.parse_args()
 M64 = (1 << 64) - 1
 
@@ -45,6 +51,13 @@ def run_seed(master, index):
 
 
 shard_k, shard_n = (int(x) for x in a.shard.split("/")) if a.shard else (0, 0)
+settings = {"runs": a.runs, "jobs": 2, "timeout_s": 10}
+settings.update(json.loads(a.settings))
+test_fails = {}  # name -> set of failing runs
+for spec in a.test:
+    name, count = spec.rsplit(":", 1)
+    count = int(count)
+    test_fails[name] = {int((j + 0.5) * a.runs / count) for j in range(count)}
 
 n = a.runs
 fail = {}  # run -> (sig, kind)
@@ -82,7 +95,7 @@ with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
                         "argv": a.argv, "cwd": "/tmp", "start": "2026-11-29T12:00:00.000Z",
                         "seed": "0x0000000000000001",
                         **({"shard": {"index": shard_k, "count": shard_n}} if shard_n else {}),
-                        "settings": {"runs": n, "jobs": 2, "timeout_s": 10},
+                        "settings": settings,
                         "machine": {"hostname": "gen", "kernel": "6.1.0", "cpus": 2, "loadavg": 0.5, "mem_mb": 4096}},
                        separators=(",", ":")) + "\n")
     for i in range(n):
@@ -108,6 +121,10 @@ with open(os.path.join(a.out, "runs.jsonl"), "w") as f:
                "sig_id": sid, "sig_kind": kind, "sig_key": None if sid is None else "failure %s" % sid,
                "key_line": None if sid is None else "failure %s at N" % sid, "frames": [] if sid is None else ["f1", "f2"],
                "log": log}
+        if test_fails:
+            rec["tests_from"] = "junit"
+            rec["tests"] = [{"name": t, "outcome": "fail" if i in runs else "pass", "time": 0.01}
+                            for t, runs in test_fails.items()]
         f.write(json.dumps(rec, separators=(",", ":")) + "\n")
     if shard_n:   # a shard that ended
         f.write(json.dumps({"type": "end", "series": a.series, "stop": "all runs done",

@@ -13,7 +13,9 @@
 #include "cli/cmd.h"
 #include "cli/runopt.h"
 #include "run/plan.h"
+#include "run/runtests.h"
 #include "run/series.h"
+#include "util/dbuf.h"
 #include "util/banned.h"
 
 static const char usage_text[] =
@@ -51,6 +53,10 @@ static const char usage_text[] =
 "                         'jostle merge'; -n, --time, --until count per shard.\n"
 "                         auto or auto/N: from JOSTLE_SHARD, SLURM_ARRAY_TASK_ID\n"
 "                         or JOB_COMPLETION_INDEX (JOSTLE_SHARD=K/N: as --shard)\n"
+"      --tests SRC        per-test results of a test suite: auto (pytest, ctest and\n"
+"                         Google Test are pointed at $JOSTLE_JUNIT), junit (the\n"
+"                         command writes JUnit XML to $JOSTLE_JUNIT) or junit:PATTERN\n"
+"                         (files it writes; {run} is the run's index)\n"
 "  -q, --quiet            no progress line\n"
 "  -h, --help             this help\n"
 "Pressure and chaos (each applies just its condition; --chaos auto varies them):\n"
@@ -87,17 +93,42 @@ static const char usage_text[] =
 "Exit status: 0 no failure, 1 failures, 2 usage or start error, 3 internal\n"
 "error, 130 interrupted.\n";
 
+/* --tests, run's own option (runtests.h); ctx is the struct runopt. */
+static int tests_opt(void *ctx, const char *name, const char *arg)
+{
+	struct runopt *p = ctx;
+	char why[256];
+	(void)name;
+	if (runtests_option(&p->o.tests, arg, why, sizeof(why)) < 0)
+		return cli_usage_error(NULL, "%s", why);
+	return 0;
+}
+
+/* Checked with every other option, before anything is created (issue 19). */
+static int tests_check(void *ctx, struct runopt *p)
+{
+	(void)ctx;
+	char why[768];
+	unsigned jobs = p->o.jobs ? p->o.jobs : 2;   /* the default -j: more than one on any machine we run */
+	if (runtests_check(&p->o.tests, p->o.argv, jobs, why, sizeof(why)) < 0)
+		return cli_usage_error(NULL, "%s", why);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
+	enum { OPT_TESTS = RUNOPT_CODE_END };   /* runtests.h: run's alone */
 	static const struct option own[] = {
+		{ "tests", required_argument, NULL, OPT_TESTS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const struct runopt_cmd cmd = {
+	struct runopt p;
+	const struct runopt_cmd cmd = {
 		.name = "run", .synopsis = "jostle run [options] -- COMMAND [ARG...]",
 		.usage = usage_text, .own = own, .shard_env = true,
+		.own_opt = tests_opt, .check = tests_check, .ctx = &p,
 	};
-	struct runopt p;
 	bool done;
 	int rc = runopt_args(&p, &cmd, argc, argv, &done);
 	if (done)
@@ -107,8 +138,14 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "jostle: shard %" PRIu64 "/%" PRIu64 " (%s): runs %" PRIu64 ", %" PRIu64
 			", %" PRIu64 ", ... of the series\n", sh->index, sh->count, sh->from,
 			plan_run_index(sh, 0), plan_run_index(sh, 1), plan_run_index(sh, 2));
-	if (!p.o.quiet)
+	if (!p.o.quiet) {
+		struct dbuf note;
 		fprintf(stderr, "jostle: results in %s (seed 0x%016" PRIx64 ")\n", p.o.out_dir, p.o.seed);
+		dbuf_init(&note, 4096);
+		runtests_describe(&p.o.tests, p.o.out_dir, &note);
+		fputs(dbuf_str(&note), stderr);
+		dbuf_release(&note);
+	}
 	int status = series_run(&p.o);
 	runopt_release(&p);
 	return status;

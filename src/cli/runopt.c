@@ -23,6 +23,7 @@
 #include "run/matrix.h"
 #include "run/plan.h"
 #include "run/replay.h"
+#include "run/runtests.h"
 #include "util/clock.h"
 #include "util/parse.h"
 #include "util/path.h"
@@ -428,6 +429,7 @@ void runopt_release(struct runopt *p)
 	regex_free(o->fail_on);
 	regex_free(o->ignore);
 	regex_free(o->sig_re);
+	runtests_opts_release(&o->tests);
 	if (o->matrix) {
 		matrix_release(o->matrix);
 		free(o->matrix);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "results/compare.h"
 #include "results/report.h"
 #include "results/stats.h"
@@ -142,6 +144,170 @@ static void sig_label(char *buf, size_t len, const struct results_sig *s)
 	snprintf(buf, len, "%s %s", s->id, s->kind ? s->kind : "");
 }
 
+/* Settings that may differ without making the runs different: how many, for how long. */
+static bool setting_free(const char *key)
+{
+	static const char *const free_keys[] = { "runs", "time_s", "until", "seed", "first_index" };
+	for (size_t i = 0; i < sizeof(free_keys) / sizeof(free_keys[0]); i++)
+		if (!strcmp(key, free_keys[i]))
+			return true;
+	return false;
+}
+
+static void setting_value(struct dbuf *b, const cJSON *v)
+{
+	char *t = v ? cJSON_PrintUnformatted(v) : NULL;
+	dbuf_adds(b, t ? t : "(absent)");
+	cJSON_free(t);
+}
+
+/* Members of settings a and b (JSON objects) that differ, as "k: A -> B; ...". */
+static void settings_diff(struct dbuf *b, const char *a, const char *bj)
+{
+	cJSON *x = cJSON_Parse(a ? a : "{}"), *y = cJSON_Parse(bj ? bj : "{}"), *e;
+	for (int pass = 0; pass < 2; pass++) {
+		cJSON *side = pass ? y : x;
+		cJSON_ArrayForEach(e, side) {
+			if (!e->string || setting_free(e->string))
+				continue;
+			const cJSON *o = cJSON_GetObjectItemCaseSensitive(pass ? x : y, e->string);
+			if (pass && o)
+				continue;   /* in both: seen in the first pass */
+			if (o && cJSON_Compare(e, o, true))
+				continue;
+			if (b->len)
+				dbuf_adds(b, "; ");
+			dbuf_adds(b, e->string);
+			dbuf_adds(b, ": ");
+			setting_value(b, pass ? o : e);
+			dbuf_adds(b, " -> ");
+			setting_value(b, pass ? e : o);
+		}
+	}
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+}
+
+/* Warnings before the table: different commands, settings, conditions (issue 19). */
+static void compare_warn(struct dbuf *out, const struct results *before, const struct results *after)
+{
+	const struct results_series *a = before->series_nr ? &before->series[0] : NULL;
+	const struct results_series *b = after->series_nr ? &after->series[0] : NULL;
+	if (!a || !b)
+		return;
+	bool same = a->argv.nr == b->argv.nr;
+	for (size_t i = 0; same && i < a->argv.nr; i++)
+		same = !strcmp(a->argv.v[i], b->argv.v[i]);
+	if (!same) {
+		struct dbuf c1, c2;
+		dbuf_init(&c1, 1 << 16);
+		dbuf_init(&c2, 1 << 16);
+		report_command(&c1, a);
+		report_command(&c2, b);
+		dbuf_adds(out, "warning: BEFORE and AFTER ran different commands: ");
+		escape_text(out, c1.buf, c1.len > 200 ? 200 : c1.len);
+		dbuf_adds(out, " vs ");
+		escape_text(out, c2.buf, c2.len > 200 ? 200 : c2.len);
+		dbuf_addc(out, '\n');
+		dbuf_release(&c1);
+		dbuf_release(&c2);
+	}
+	struct dbuf d;
+	dbuf_init(&d, 1 << 16);
+	settings_diff(&d, a->settings, b->settings);
+	if (d.len) {
+		dbuf_adds(out, "warning: BEFORE and AFTER ran with different settings: ");
+		escape_text(out, d.buf, d.len > 600 ? 600 : d.len);
+		dbuf_addc(out, '\n');
+	}
+	dbuf_release(&d);
+}
+
+static const struct results_group *arm_of(const struct results *r, const char *key)
+{
+	for (size_t i = 0; i < r->arms_nr; i++)
+		if (!strcmp(r->arms[i].key, key))
+			return &r->arms[i];
+	return NULL;
+}
+
+/* Per condition (chaos arm) where both sides ran it; a warning for the rest. */
+static void compare_arms(struct dbuf *out, const struct results *before, const struct results *after)
+{
+	if (!before->arms_nr && !after->arms_nr)
+		return;
+	struct compare_result c;
+	char label[96];
+	bool header = false;
+	for (size_t i = 0; i < before->arms_nr; i++) {
+		const struct results_group *g = &before->arms[i], *h = arm_of(after, g->key);
+		if (!h)
+			continue;
+		if (!header)
+			dbuf_adds(out, "per condition (where both ran it):\n");
+		header = true;
+		compare_counts(g->fails, g->runs, h->fails, h->runs, &c);
+		snprintf(label, sizeof(label), "  %.40s", g->key);
+		row(out, label, g->fails, g->runs, h->fails, h->runs, &c);
+	}
+	for (int side = 0; side < 2; side++) {
+		const struct results *r = side ? after : before, *o = side ? before : after;
+		for (size_t i = 0; i < r->arms_nr; i++) {
+			if (arm_of(o, r->arms[i].key))
+				continue;
+			dbuf_addf(out, "warning: condition '");
+			escape_text(out, r->arms[i].key, strlen(r->arms[i].key));
+			dbuf_addf(out, "' ran only %s (%" PRIu64 " runs, %" PRIu64 " failed): the totals "
+				  "above pool different mixes of conditions; compare the rows per condition\n",
+				  side ? "AFTER" : "BEFORE", r->arms[i].runs, r->arms[i].fails);
+		}
+	}
+	if (!before->arms_nr || !after->arms_nr)
+		dbuf_addf(out, "warning: only %s ran under chaos configurations: the totals compare "
+			  "different conditions\n", before->arms_nr ? "BEFORE" : "AFTER");
+}
+
+static const struct results_test *test_of(const struct results *r, const char *name)
+{
+	for (size_t i = 0; i < r->tests_nr; i++)
+		if (!strcmp(r->tests[i].name, name))
+			return &r->tests[i];
+	return NULL;
+}
+
+/* --tests: every test that failed on either side, by name ("fixed, 0/300 vs 12/300"). */
+static void compare_tests(struct dbuf *out, const struct results *before, const struct results *after)
+{
+	struct compare_result c;
+	bool header = false;
+	for (int side = 0; side < 2; side++) {
+		const struct results *r = side ? after : before, *o = side ? before : after;
+		for (size_t i = 0; i < r->tests_nr; i++) {
+			const struct results_test *t = &r->tests[r->test_order[i]];
+			const struct results_test *u = test_of(o, t->name);
+			if (!t->fails && !(u && u->fails))
+				continue;
+			if (side && u)
+				continue;   /* in BEFORE too: shown from its side */
+			const struct results_test *tb = side ? u : t, *ta = side ? t : u;
+			uint64_t k1 = tb ? tb->fails : 0, n1 = tb ? tb->runs : 0;
+			uint64_t k2 = ta ? ta->fails : 0, n2 = ta ? ta->runs : 0;
+			if (!header)
+				dbuf_adds(out, "per test (--tests; every test that failed on either side), "
+					       "after vs before:\n");
+			header = true;
+			compare_counts(k1, n1, k2, n2, &c);
+			char p[48];
+			report_pval(p, sizeof(p), c.p);
+			dbuf_adds(out, "  ");
+			escape_text(out, t->name, strlen(t->name));
+			dbuf_addf(out, ": %s, %" PRIu64 "/%" PRIu64 " vs %" PRIu64 "/%" PRIu64 " (%s)%s\n",
+				  compare_verdict_name(c.verdict), k2, n2, k1, n1, p,
+				  !tb ? " (not run BEFORE)" : !ta ? " (not run AFTER)" : "");
+		}
+	}
+}
+
 enum compare_verdict compare_results(const struct results *before, const struct results *after,
 				     struct dbuf *out)
 {
@@ -149,6 +315,7 @@ enum compare_verdict compare_results(const struct results *before, const struct 
 	struct compare_result total, c, worse = { .verdict = COMPARE_NO_CHANGE };
 	char label[64];
 	compare_counts(before->totals.failures, n1, after->totals.failures, n2, &total);
+	compare_warn(out, before, after);
 	dbuf_addf(out, "%-22s %9s %-22s %9s %-22s %-10s %s\n", "", "before", "rate (95% CI)",
 		  "after", "rate (95% CI)", "p", "verdict");
 	row(out, "all failures", before->totals.failures, n1, after->totals.failures, n2, &total);
@@ -180,6 +347,8 @@ enum compare_verdict compare_results(const struct results *before, const struct 
 		escape_text(out, kl, kn > 100 ? 100 : kn);
 		dbuf_addc(out, '\n');
 	}
+	compare_arms(out, before, after);
+	compare_tests(out, before, after);
 	dbuf_addf(out, "\n%s\n", total.sentence);
 	/* fewer failures in total do not make a new or grown signature fine */
 	if (compare_verdict_ok(total.verdict) && worse.verdict == COMPARE_WORSE) {

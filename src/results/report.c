@@ -341,3 +341,49 @@ void report_vs_rest(char *buf, size_t len, const struct report_cell *c)
 	snprintf(buf, len, "%s, %s", c->dir > 0 ? "fails more" : c->dir < 0 ? "fails less" :
 		 "same rate", p);
 }
+
+/* ---- per-test results (--tests) ---- */
+
+size_t report_tests_flaky(const struct results *r, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->tests_nr; i++)
+		if (results_test_flaky(&r->tests[r->test_order[i]]))
+			idx[n++] = r->test_order[i];
+	return n;
+}
+
+size_t report_tests_always(const struct results *r, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->tests_nr; i++)
+		if (results_test_always_fails(&r->tests[r->test_order[i]])) {
+			if (idx)
+				idx[n] = r->test_order[i];
+			n++;
+		}
+	return n;
+}
+
+static const struct results *sd_ctx;
+
+static int by_sd(const void *a, const void *b)
+{
+	double x = results_test_sd(&sd_ctx->tests[*(const size_t *)a]);
+	double y = results_test_sd(&sd_ctx->tests[*(const size_t *)b]);
+	if (x != y)
+		return x < y ? 1 : -1;
+	return strcmp(sd_ctx->tests[*(const size_t *)a].name, sd_ctx->tests[*(const size_t *)b].name);
+}
+
+size_t report_tests_variance(const struct results *r, size_t *idx, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < r->tests_nr; i++)
+		if (results_test_sd(&r->tests[i]) > 0)
+			idx[k++] = i;
+	sd_ctx = r;
+	qsort(idx, k, sizeof(*idx), by_sd);
+	sd_ctx = NULL;
+	return k < n ? k : n;
+}

@@ -46,6 +46,19 @@ int report_write_dir(const char *dir, bool md_html);
 void report_print_matrix(FILE *f, const struct results *r);
 /* The matrix section of the text report. */
 void report_text_matrix(struct dbuf *out, const struct results *r);
+/* The per-test section of the text report and the closing summary
+ * (--tests): flaky tests with their rates, always-failing tests apart, and
+ * with `variance` the tests whose time varies most. At most max rows per
+ * table. Nothing without per-test results. */
+void report_text_tests(struct dbuf *out, const struct results *r, size_t max, bool variance);
+
+/* Tests by kind, in r->test_order: flaky ones, always-failing ones, and
+ * the n with the largest time deviation (sd > 0, at least 2 timed runs).
+ * Each fills idx (caller allocates r->tests_nr + 1) and returns the count
+ * (report_tests_always with idx NULL: counts only). */
+size_t report_tests_flaky(const struct results *r, size_t *idx);
+size_t report_tests_always(const struct results *r, size_t *idx);
+size_t report_tests_variance(const struct results *r, size_t *idx, size_t n);
 
 /* The writers, one per report_*.c. */
 int report_text(struct dbuf *out, const struct results *r);

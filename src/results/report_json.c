@@ -152,6 +152,43 @@ static void sig_obj(struct dbuf *b, const struct results *r, const struct result
 	dbuf_adds(b, "}}");
 }
 
+/* One test of a suite (--tests): its counts, rate, kind and messages. */
+static void test_obj(struct dbuf *b, const struct results_test *t)
+{
+	dbuf_addc(b, '{');
+	jsonw_kstr(b, "name", t->name);
+	jsonw_kuint(b, "runs", t->runs);
+	jsonw_kuint(b, "fails", t->fails);
+	rate_members(b, t->fails, t->runs);
+	jsonw_kbool(b, "flaky", results_test_flaky(t));
+	jsonw_kbool(b, "always_fails", results_test_always_fails(t));
+	jsonw_kuint(b, "skips", t->skips);
+	jsonw_kuint(b, "crashes", t->crashes);
+	jsonw_kuint(b, "hangs", t->hangs);
+	jsonw_kint(b, "first_fail", t->first_fail);
+	jsonw_kint(b, "last_fail", t->last_fail);
+	jsonw_kdbl(b, "time_mean", t->timed ? t->tsum / (double)t->timed : NAN);
+	double sd = results_test_sd(t);
+	jsonw_kdbl(b, "time_sd", sd >= 0 ? sd : NAN);
+	jsonw_kdbl(b, "time_min", t->timed ? t->tmin : NAN);
+	jsonw_kdbl(b, "time_max", t->timed ? t->tmax : NAN);
+	jsonw_kstr(b, "example_log", t->log);
+	jsonw_key(b, "messages");
+	dbuf_addc(b, '[');
+	for (int k = 0; k < RESULTS_TEST_KEYS && t->sig_id[k]; k++) {
+		if (k)
+			dbuf_addc(b, ',');
+		dbuf_addc(b, '{');
+		jsonw_kstr(b, "sig_id", t->sig_id[k]);
+		jsonw_kstr(b, "key_line", t->key_line[k]);
+		jsonw_kuint(b, "count", t->sig_count[k]);
+		dbuf_addc(b, '}');
+	}
+	dbuf_adds(b, "],");
+	jsonw_kuint(b, "other_messages", t->other_sigs);
+	dbuf_addc(b, '}');
+}
+
 int report_json(struct dbuf *b, const struct results *r)
 {
 	const struct results_totals *t = &r->totals;
@@ -221,6 +258,16 @@ int report_json(struct dbuf *b, const struct results *r)
 	}
 	dbuf_adds(b, "],");
 	kcells(b, "arms", r->arms, r->arms_nr, "name", "fails");
-	dbuf_adds(b, "}\n");
+	/* --tests: every test, most failures first (report.h) */
+	dbuf_addc(b, ',');
+	jsonw_kuint(b, "runs_with_tests", t->with_tests);
+	jsonw_key(b, "tests");
+	dbuf_addc(b, '[');
+	for (size_t i = 0; i < r->tests_nr; i++) {
+		if (i)
+			dbuf_addc(b, ',');
+		test_obj(b, &r->tests[r->test_order[i]]);
+	}
+	dbuf_adds(b, "]}\n");
 	return 0;
 }

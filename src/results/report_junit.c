@@ -3,6 +3,10 @@
  * GitHub test reporters) already display. One test case per failure
  * signature (failing, with the key line, frames and a log excerpt) and one
  * for the proof of the series, which passes exactly when no run failed.
+ * With per-test results (--tests), a second test suite, "jostle: tests",
+ * has one test case per test of the suite run: a flaky test fails with
+ * type="flaky" and its rate, an always-failing one with type="always", a
+ * test every run skipped is skipped, the others pass.
  * The document follows tests/junit.xsd, checked with xmllint in the tests.
  * Program output goes through escape_html, which also removes what XML 1.0
  * forbids even as a character reference (NUL, most control characters).
@@ -44,6 +48,51 @@ static void text(struct dbuf *b, const char *s)
 		escape_html(b, s, strlen(s));
 }
 
+/* The suite's tests (--tests), one test case each; counts in *fails, *skips. */
+static void tests_suite(struct dbuf *b, const struct results *r, struct dbuf *cases,
+			uint64_t *fails, uint64_t *skips)
+{
+	char rate[128];
+	*fails = *skips = 0;
+	for (size_t i = 0; i < r->tests_nr; i++) {
+		const struct results_test *t = &r->tests[r->test_order[i]];
+		dbuf_adds(cases, "    <testcase classname=\"jostle.tests\" name=\"");
+		attr(cases, t->name, 400);
+		dbuf_addf(cases, "\" time=\"%.3f\"", t->timed ? t->tsum / (double)t->timed : 0.0);
+		bool flaky = results_test_flaky(t), always = results_test_always_fails(t);
+		if (!t->runs) {
+			dbuf_adds(cases, ">\n      <skipped message=\"skipped in every run\"/>\n    </testcase>\n");
+			++*skips;
+			continue;
+		}
+		if (!flaky && !always) {
+			dbuf_adds(cases, "/>\n");
+			continue;
+		}
+		++*fails;
+		report_rate(rate, sizeof(rate), t->fails, t->runs);
+		dbuf_addf(cases, ">\n      <failure type=\"%s\" message=\"%s: failed in %" PRIu64 " of %"
+			  PRIu64 " runs: ", flaky ? "flaky" : "always", flaky ? "flaky" : "always failing",
+			  t->fails, t->runs);
+		attr(cases, rate, sizeof(rate));
+		dbuf_addf(cases, "\">runs %" PRId64 " to %" PRId64 ", example log ", t->first_fail,
+			  t->last_fail);
+		text(cases, t->log ? t->log : "(none)");
+		dbuf_addc(cases, '\n');
+		for (int k = 0; k < RESULTS_TEST_KEYS && t->sig_id[k]; k++) {
+			dbuf_addf(cases, "%" PRIu64 " x ", t->sig_count[k]);
+			text(cases, t->key_line[k] ? t->key_line[k] : "(no message)");
+			dbuf_addc(cases, '\n');
+		}
+		dbuf_adds(cases, "</failure>\n    </testcase>\n");
+	}
+	dbuf_addf(b, "  <testsuite name=\"jostle: tests\" tests=\"%zu\" failures=\"%" PRIu64
+		  "\" errors=\"0\" skipped=\"%" PRIu64 "\" time=\"%.3f\">\n", r->tests_nr, *fails, *skips,
+		  r->totals.wall_sum);
+	dbuf_add(b, cases->buf, cases->len);
+	dbuf_adds(b, "  </testsuite>\n");
+}
+
 int report_junit(struct dbuf *b, const struct results *r)
 {
 	const struct results_totals *t = &r->totals;
@@ -55,9 +104,18 @@ int report_junit(struct dbuf *b, const struct results *r)
 	if (s0)
 		report_command(&cmd, s0);
 
+	struct dbuf per_test, cases;
+	uint64_t tfails = 0, tskips = 0;
+	dbuf_init(&per_test, REPORT_CAP);
+	dbuf_init(&cases, REPORT_CAP);
+	if (r->tests_nr)
+		tests_suite(&per_test, r, &cases, &tfails, &tskips);
+	dbuf_release(&cases);
+
 	dbuf_adds(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	dbuf_addf(b, "<testsuites name=\"jostle\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64
-		  "\" errors=\"0\" time=\"%.3f\">\n", tests, failures, t->wall_sum);
+		  "\" errors=\"0\" time=\"%.3f\">\n", tests + r->tests_nr, failures + tfails,
+		  t->wall_sum);
 	dbuf_adds(b, "  <testsuite name=\"jostle: ");
 	attr(b, cmd.len ? cmd.buf : "(unknown command)", 200);
 	dbuf_addf(b, "\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"0\" skipped=\"0\""
@@ -150,7 +208,10 @@ int report_junit(struct dbuf *b, const struct results *r)
 		text(b, line);
 		dbuf_adds(b, "</system-out>\n");
 	}
-	dbuf_adds(b, "    </testcase>\n  </testsuite>\n</testsuites>\n");
+	dbuf_adds(b, "    </testcase>\n  </testsuite>\n");
+	dbuf_add(b, per_test.buf, per_test.len);
+	dbuf_adds(b, "</testsuites>\n");
+	dbuf_release(&per_test);
 	dbuf_release(&cmd);
 	return 0;
 }

@@ -279,6 +279,82 @@ static void sig_row(struct dbuf *out, const struct results *r, const struct resu
 	dbuf_adds(out, " |\n");
 }
 
+#define MD_MAX_TEST_ROWS 40
+
+/* One row of a per-test table: test, failed/runs, rate, CI, runs, message. */
+static void test_row(struct dbuf *out, const struct results_test *t)
+{
+	double lo, hi;
+	char a[32], l[32], h[32];
+	stats_wilson(t->fails, t->runs, STATS_Z95, &lo, &hi);
+	report_pct(a, sizeof(a), t->runs ? (double)t->fails / (double)t->runs : 0);
+	report_pct(l, sizeof(l), lo);
+	report_pct(h, sizeof(h), hi);
+	dbuf_adds(out, "| ");
+	code_in(out, t->name, true);
+	dbuf_addf(out, " | %" PRIu64 "/%" PRIu64 " | %s | %s\xe2\x80\x93%s | %" PRId64 "..%" PRId64 " | ",
+		  t->fails, t->runs, a, l, h, t->first_fail, t->last_fail);
+	if (t->crashes || t->hangs)
+		dbuf_addf(out, "%" PRIu64 " crash, %" PRIu64 " hang; ", t->crashes, t->hangs);
+	if (t->key_line[0]) {
+		size_t kn = strlen(t->key_line[0]);
+		struct dbuf k;
+		dbuf_init(&k, 1 << 16);
+		dbuf_add(&k, t->key_line[0], kn > 160 ? 160 : kn);
+		code_in(out, dbuf_str(&k), true);
+		dbuf_release(&k);
+	}
+	if (t->sig_id[1])
+		dbuf_addf(out, " (and %d more messages)", t->sig_id[2] ? (t->sig_id[3] ? 3 : 2) : 1);
+	dbuf_adds(out, " |\n");
+}
+
+static void test_table(struct dbuf *out, const struct results *r, const char *title,
+		       const size_t *idx, size_t n)
+{
+	dbuf_addf(out, "**%s** (%zu)\n\n| test | failed | rate | 95%% CI | runs | message |\n"
+		       "|---|--:|--:|---|---|---|\n", title, n);
+	for (size_t i = 0; i < n && i < MD_MAX_TEST_ROWS; i++)
+		test_row(out, &r->tests[idx[i]]);
+	if (n > MD_MAX_TEST_ROWS)
+		dbuf_addf(out, "\n%zu more are in summary.json.\n", n - MD_MAX_TEST_ROWS);
+	dbuf_addc(out, '\n');
+}
+
+/* --tests: flaky tests, always-failing tests, the tests whose time varies most. */
+static void tests_section(struct dbuf *out, const struct results *r)
+{
+	if (!r->tests_nr)
+		return;
+	size_t *idx = xcalloc(r->tests_nr + 1, sizeof(*idx));
+	size_t nflaky = report_tests_flaky(r, idx), nalways = report_tests_always(r, NULL);
+	dbuf_addf(out, "### Tests\n\n%zu tests in %" PRIu64 " runs with per-test results: "
+		       "**%zu flaky** (failed in some runs, passed in others), %zu always failing.\n\n",
+		  r->tests_nr, r->totals.with_tests, nflaky, nalways);
+	if (nflaky)
+		test_table(out, r, "Flaky tests", idx, nflaky);
+	if (nalways) {
+		report_tests_always(r, idx);
+		test_table(out, r, "Always failing", idx, nalways);
+	}
+	size_t nvar = report_tests_variance(r, idx, 5);
+	if (nvar) {
+		dbuf_adds(out, "**Time varies most** (seconds)\n\n| test | mean | sd | min | max |\n"
+			       "|---|--:|--:|--:|--:|\n");
+		for (size_t i = 0; i < nvar; i++) {
+			const struct results_test *t = &r->tests[idx[i]];
+			dbuf_adds(out, "| ");
+			code_in(out, t->name, true);
+			dbuf_addf(out, " | %.3g | %.3g | %.3g | %.3g |\n", t->tsum / (double)t->timed,
+				  results_test_sd(t), t->tmin, t->tmax);
+		}
+		dbuf_addc(out, '\n');
+	}
+	dbuf_adds(out, "Rates are of the runs that ran the test (skips are in none), with 95% Wilson "
+		       "intervals; a test running when its suite crashed or hung failed in that run.\n\n");
+	free(idx);
+}
+
 int report_md(struct dbuf *out, const struct results *r)
 {
 	const struct results_totals *t = &r->totals;
@@ -288,6 +364,7 @@ int report_md(struct dbuf *out, const struct results *r)
 	header(out, r);
 	report_proof(line, sizeof(line), t->failures, t->counted);
 	dbuf_addf(out, "**%s**\n\n", line);
+	tests_section(out, r);
 	/* what comes after the examples, written first so that its size is known */
 	struct dbuf tail, ex;
 	dbuf_init(&tail, REPORT_CAP);

@@ -92,6 +92,7 @@ int report_text(struct dbuf *out, const struct results *r)
 		}
 	}
 	report_text_matrix(out, r);
+	report_text_tests(out, r, 50, true);
 	return 0;
 }
 
@@ -125,4 +126,78 @@ void report_text_matrix(struct dbuf *out, const struct results *r)
 {
 	text_groups(out, "matrix cell", r->cells, r->cells_nr);
 	text_groups(out, "chaos configuration", r->arms, r->arms_nr);
+}
+
+/* ---- per-test results (--tests) ---- */
+
+/* The width of the name column: the longest name shown, 40 to 60. */
+static int name_width(const struct results *r, const size_t *idx, size_t n)
+{
+	size_t w = 40;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(r->tests[idx[i]].name);
+		w = l > w ? l : w;
+	}
+	return (int)(w > 60 ? 60 : w);
+}
+
+static void name_cell(struct dbuf *out, const char *name, int width)
+{
+	size_t mark = out->len;
+	dbuf_adds(out, "    ");
+	add_clean(out, name, (size_t)width);
+	size_t used = out->len - mark - 4;
+	dbuf_addf(out, "%*s", (int)(used < (size_t)width ? (size_t)width - used : 0), "");
+}
+
+static void text_test_rows(struct dbuf *out, const struct results *r, const size_t *idx, size_t n,
+			   size_t max)
+{
+	char rate[128];
+	int w = name_width(r, idx, n < max ? n : max);
+	dbuf_addf(out, "    %-*s %9s  %-32s %s\n", w, "test", "failed", "rate (95% CI)", "key line");
+	for (size_t i = 0; i < n && i < max; i++) {
+		const struct results_test *t = &r->tests[idx[i]];
+		report_rate(rate, sizeof(rate), t->fails, t->runs);
+		name_cell(out, t->name, w);
+		dbuf_addf(out, " %4" PRIu64 "/%-4" PRIu64 "  %-32s ", t->fails, t->runs, rate);
+		add_clean(out, t->key_line[0] ? t->key_line[0] : "", 100);
+		if (t->sig_id[1])
+			dbuf_addf(out, " (and %d more messages)", t->sig_id[2] ? (t->sig_id[3] ? 3 : 2) : 1);
+		dbuf_addc(out, '\n');
+	}
+	if (n > max)
+		dbuf_addf(out, "    (%zu more in summary.json)\n", n - max);
+}
+
+void report_text_tests(struct dbuf *out, const struct results *r, size_t max, bool variance)
+{
+	if (!r->tests_nr)
+		return;
+	size_t *idx = xcalloc(r->tests_nr + 1, sizeof(*idx));
+	size_t nflaky = report_tests_flaky(r, idx), nalways = report_tests_always(r, NULL);
+	dbuf_addf(out, "\ntests: %zu in %" PRIu64 " runs with per-test results; %zu flaky, %zu always "
+		  "failing\n", r->tests_nr, r->totals.with_tests, nflaky, nalways);
+	if (nflaky) {
+		dbuf_adds(out, "  flaky (failed in some runs, passed in others):\n");
+		text_test_rows(out, r, idx, nflaky, max);
+	}
+	if (nalways) {
+		report_tests_always(r, idx);
+		dbuf_addf(out, "  always failing (in every run that ran them):\n");
+		text_test_rows(out, r, idx, nalways, max);
+	}
+	size_t nvar = variance ? report_tests_variance(r, idx, max < 5 ? max : 5) : 0;
+	if (nvar) {
+		int w = name_width(r, idx, nvar);
+		dbuf_addf(out, "  time varies most (seconds):\n    %-*s %9s %9s %9s %9s\n", w,
+			  "test", "mean", "sd", "min", "max");
+		for (size_t i = 0; i < nvar; i++) {
+			const struct results_test *t = &r->tests[idx[i]];
+			name_cell(out, t->name, w);
+			dbuf_addf(out, " %9.3g %9.3g %9.3g %9.3g\n",
+				  t->tsum / (double)t->timed, results_test_sd(t), t->tmin, t->tmax);
+		}
+	}
+	free(idx);
 }

@@ -263,11 +263,103 @@ static size_t sig_get(struct results *r, const cJSON *o, const char *outcome,
 	return i;
 }
 
+bool results_test_flaky(const struct results_test *t)
+{
+	return t->fails > 0 && t->fails < t->runs;
+}
+
+bool results_test_always_fails(const struct results_test *t)
+{
+	return t->runs > 0 && t->fails == t->runs;
+}
+
+double results_test_sd(const struct results_test *t)
+{
+	if (t->timed < 2)
+		return -1;
+	double n = (double)t->timed, mean = t->tsum / n;
+	double var = (t->tsq - n * mean * mean) / (n - 1);
+	return var > 0 ? sqrt(var) : 0;
+}
+
+static struct results_test *test_get(struct results *r, const char *name, size_t dir)
+{
+	size_t i = strmap_get(&r->test_map, name);
+	if (i != SIZE_MAX)
+		return &r->tests[i];
+	ALLOC_GROW(r->tests, r->tests_nr + 1, r->tests_alloc);
+	i = r->tests_nr++;
+	struct results_test *t = &r->tests[i];
+	memset(t, 0, sizeof(*t));
+	t->name = xstrdup(name);
+	t->first_fail = t->last_fail = -1;
+	t->dir = dir;
+	strmap_set(&r->test_map, name, i);
+	return t;
+}
+
+/* The run's "tests" (docs/FORMAT.md), each test counted once per run. */
+static void add_tests(struct results *r, const cJSON *o, size_t dir, int64_t run)
+{
+	const cJSON *tests = cJSON_GetObjectItemCaseSensitive(o, "tests"), *e;
+	if (!cJSON_IsArray(tests))
+		return;
+	r->totals.with_tests++;
+	cJSON_ArrayForEach(e, tests) {
+		const char *name = jstr(e, "name"), *outcome = jstr(e, "outcome");
+		if (!name || !outcome)
+			continue;
+		struct results_test *t = test_get(r, name, dir);
+		if (t->seen_in == r->totals.records)
+			continue;   /* the same test twice in one run (two reports of it) */
+		t->seen_in = r->totals.records;
+		if (!strcmp(outcome, "skip")) {
+			t->skips++;
+			continue;
+		}
+		bool failed = strcmp(outcome, "pass") != 0;
+		t->runs++;
+		double time = jnum(e, "time", -1);
+		if (time >= 0) {
+			t->tsum += time;
+			t->tsq += time * time;
+			t->tmin = t->timed && t->tmin < time ? t->tmin : time;
+			t->tmax = t->tmax > time ? t->tmax : time;
+			t->timed++;
+		}
+		if (!failed)
+			continue;
+		t->fails++;
+		t->crashes += !strcmp(outcome, "crash");
+		t->hangs += !strcmp(outcome, "hang");
+		if (t->first_fail < 0 || run < t->first_fail)
+			t->first_fail = run;
+		if (run > t->last_fail)
+			t->last_fail = run;
+		if (!t->log)
+			t->log = jdup(o, "log");
+		const char *id = jstr(e, "sig_id");
+		int k;
+		for (k = 0; k < RESULTS_TEST_KEYS && t->sig_id[k]; k++)
+			if (id && !strcmp(t->sig_id[k], id))
+				break;
+		if (k < RESULTS_TEST_KEYS && !t->sig_id[k]) {
+			t->sig_id[k] = xstrdup(id ? id : "-");
+			t->key_line[k] = jdup(e, "key_line");
+		}
+		if (k < RESULTS_TEST_KEYS)
+			t->sig_count[k]++;
+		else
+			t->other_sigs++;
+	}
+}
+
 static void add_run(struct results *r, const cJSON *o, size_t dir)
 {
 	struct results_totals *tot = &r->totals;
 	const char *outcome = jstr(o, "outcome");
 	tot->records++;
+	add_tests(r, o, dir, (int64_t)jnum(o, "run", -1));
 	if (!outcome) {
 		tot->other++;
 		return;
@@ -483,6 +575,15 @@ static int by_count_desc(const void *a, const void *b)
 	return strcmp(x->id, y->id);
 }
 
+static int by_test_fails(const void *a, const void *b)
+{
+	const struct results_test *x = &sort_ctx->tests[*(const size_t *)a];
+	const struct results_test *y = &sort_ctx->tests[*(const size_t *)b];
+	if (x->fails != y->fails)
+		return x->fails < y->fails ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
 static int group_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct results_group *)a)->key,
@@ -498,6 +599,12 @@ void results_finish(struct results *r)
 	sort_ctx = r;
 	if (r->sigs_nr)
 		qsort(r->sig_order, r->sigs_nr, sizeof(*r->sig_order), by_count_desc);
+	free(r->test_order);
+	r->test_order = xcalloc(r->tests_nr + 1, sizeof(*r->test_order));
+	for (size_t i = 0; i < r->tests_nr; i++)
+		r->test_order[i] = i;
+	if (r->tests_nr)
+		qsort(r->test_order, r->tests_nr, sizeof(*r->test_order), by_test_fails);
 	sort_ctx = NULL;
 	/* the maps point into these arrays: drop them before sorting */
 	strmap_release(&r->cell_map);
@@ -550,6 +657,18 @@ void results_release(struct results *r)
 	for (size_t i = 0; i < r->arms_nr; i++)
 		free(r->arms[i].key);
 	free(r->arms);
+	for (size_t i = 0; i < r->tests_nr; i++) {
+		struct results_test *t = &r->tests[i];
+		free(t->name);
+		free(t->log);
+		for (int k = 0; k < RESULTS_TEST_KEYS; k++) {
+			free(t->sig_id[k]);
+			free(t->key_line[k]);
+		}
+	}
+	free(r->tests);
+	free(r->test_order);
+	strmap_release(&r->test_map);
 	free(r->points);
 	strmap_release(&r->sig_map);
 	strmap_release(&r->cell_map);

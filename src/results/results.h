@@ -10,7 +10,7 @@
  *   results_release(&r);
  *
  * Memory grows with the number of distinct signatures, matrix cells,
- * configurations and series, never with the number of runs: every per-run
+ * configurations, series and tests (--tests), never with the number of runs: every per-run
  * quantity lands in a fixed-size histogram, and at most RESULTS_MAX_POINTS
  * failures are kept individually for the charts.
  *
@@ -77,6 +77,33 @@ struct results_sig {
 	double wall_sum;
 };
 
+#define RESULTS_TEST_KEYS 4
+
+/* One test of a suite run with --tests, over every run that reported it. */
+struct results_test {
+	char *name;           /* owned */
+	uint64_t runs;        /* runs where it passed or failed (skips are in no rate) */
+	uint64_t fails;       /* failed: fail, error, or the crash or hang of the suite */
+	uint64_t skips, crashes, hangs;
+	uint64_t timed;       /* runs that gave its time */
+	double tsum, tsq, tmin, tmax;
+	int64_t first_fail, last_fail;   /* run indices, -1 before a failure */
+	/* its failures by signature: the first RESULTS_TEST_KEYS seen */
+	char *sig_id[RESULTS_TEST_KEYS], *key_line[RESULTS_TEST_KEYS];
+	uint64_t sig_count[RESULTS_TEST_KEYS];
+	uint64_t other_sigs;  /* failures with further signatures */
+	char *log;            /* owned: the log of its first failing run, or NULL */
+	size_t dir;
+	uint64_t seen_in;     /* internal: the record that last counted it */
+};
+
+/* A test that failed in some runs and passed in others. */
+bool results_test_flaky(const struct results_test *t);
+/* A test that failed in every run that ran it. */
+bool results_test_always_fails(const struct results_test *t);
+/* Standard deviation of its time over the runs that gave one (< 0: fewer than 2). */
+double results_test_sd(const struct results_test *t);
+
 struct results_group {   /* a matrix cell or a configuration */
 	char *key;            /* cell label, or the JSON text of the config */
 	uint64_t runs, fails;
@@ -95,6 +122,7 @@ struct results_totals {
 	uint64_t records;                 /* lines of type run */
 	uint64_t pass, fail, crash, hang, ignored, cut, slow, other;
 	uint64_t counted, failures;       /* see the header comment */
+	uint64_t with_tests;              /* run lines that had per-test results */
 	double wall_sum, wall_max;
 	double t_end;                     /* max of t + wall_s */
 	int64_t run_max;
@@ -116,6 +144,9 @@ struct results {
 	size_t *sig_order;    /* after results_finish: by count, descending */
 	struct results_group *cells, *configs, *arms;   /* arms: by config.arm */
 	size_t cells_nr, cells_alloc, configs_nr, configs_alloc, arms_nr, arms_alloc;
+	struct results_test *tests;       /* --tests: per test, in the order first seen */
+	size_t tests_nr, tests_alloc;
+	size_t *test_order;   /* after results_finish: most failures first, then by name */
 	struct results_point *points;
 	size_t points_nr, points_alloc;
 	bool points_truncated;
@@ -123,7 +154,7 @@ struct results {
 	struct results_hist by_index, by_time;
 	uint64_t dur_pass[RESULTS_DUR_BINS], dur_fail[RESULTS_DUR_BINS],
 		 dur_hang[RESULTS_DUR_BINS];
-	struct strmap sig_map, cell_map, config_map, series_map, arm_map;
+	struct strmap sig_map, cell_map, config_map, series_map, arm_map, test_map;
 };
 
 void results_init(struct results *r);

@@ -123,5 +123,12 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 	if (sh.len)
 		fprintf(f, "  shards: %s\n", dbuf_str(&sh));
 	dbuf_release(&sh);
+	if (r->tests_nr) {
+		struct dbuf b;
+		dbuf_init(&b, 1 << 20);
+		report_text_tests(&b, r, 10, false);
+		fputs(dbuf_str(&b), f);
+		dbuf_release(&b);
+	}
 	fprintf(f, "  results: %s\n", out_dir);
 }

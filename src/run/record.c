@@ -69,6 +69,8 @@ void record_series(struct dbuf *b, const char *series_id, const struct run_opts 
 	jsonw_kstr(b, "fail_on", o->fail_on ? regex_pattern(o->fail_on) : NULL);
 	jsonw_kstr(b, "ignore", o->ignore ? regex_pattern(o->ignore) : NULL);
 	jsonw_kstr(b, "signature", o->sig_re ? regex_pattern(o->sig_re) : NULL);
+	if (o->tests.spec)
+		jsonw_kstr(b, "tests", o->tests.spec);
 	if (o->settings_extra)
 		dbuf_adds(b, o->settings_extra);
 	if (o->matrix) {   /* issue 6 */
@@ -170,6 +172,7 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kstr(b, "log", log);
 	if (r->outcome == OUT_CUT)
 		jsonw_kstr(b, "cut_by", r->cut_by);
+	runtests_write(r, b);
 	if (r->diag_json) {
 		jsonw_key(b, "diag");
 		dbuf_adds(b, r->diag_json);

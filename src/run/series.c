@@ -105,6 +105,7 @@ struct series {
 	struct dbuf text;           /* scratch: a run's captured text */
 	struct dbuf text_sym;       /* scratch: that text with sanitizer frames named */
 	struct dbuf line;           /* scratch: one record */
+	struct strvec argv_run;     /* scratch: a run's own argv (runtests_argv) */
 	struct pressure pr;         /* pressure and chaos (pressure.h) */
 	char *settings_extra;       /* owned: pressure's "settings" members */
 	/* --matrix (issue 6): one label, environment and CPU set per cell */
@@ -271,6 +272,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 	r->seed = rng_run_seed(s->o->seed, r->index);
 	capture_init(&r->cap, s->o->head_cap, s->o->tail_cap);
 
+	runtests_env(s->o, r->index, &s->env);   /* --tests: JOSTLE_JUNIT and the runners' variables */
 	char *run_slot = s->env.v[s->env_run], *seed_slot = s->env.v[s->env_seed];
 	char *seed32_slot = s->env.v[s->env_seed32];
 	env_for_run(s, r);
@@ -293,7 +295,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 	envp = cell_for_run(s, r, envp, &affinity);
 	struct spawn_req req = {
 		.path = s->o->path,
-		.argv = s->o->argv,
+		.argv = runtests_argv(s->o, r->index, &s->argv_run),
 		.envp = envp,
 		.stdin_fd = s->devnull,
 		.out_fd = pfd[1],
@@ -505,8 +507,10 @@ static void classify(struct series *s, struct run *r)
 	if (r->outcome != OUT_PASS && r->outcome != OUT_SLOW && o->ignore &&
 	    regex_search(o->ignore, text, len, NULL))
 		r->outcome = OUT_IGNORED;
-	if (r->outcome == OUT_PASS || r->outcome == OUT_IGNORED || r->outcome == OUT_SLOW)
+	if (r->outcome == OUT_PASS || r->outcome == OUT_IGNORED || r->outcome == OUT_SLOW) {
+		runtests_collect(o, r, text, len);
 		return;
+	}
 	signature_from_output(&r->sig, outcome_name(r->outcome), text, len, o->sig_re);
 	if (!r->sig.key) {
 		/* Silent failures are told apart by how they ended. */
@@ -524,6 +528,7 @@ static void classify(struct series *s, struct run *r)
 	}
 	/* Finer kind, key and frames from diagnosis and crash reports (rundiag.h). */
 	rundiag_classify(o, r, text, len);
+	runtests_collect(o, r, text, len);
 }
 
 bool outcome_is_failure(enum outcome o)
@@ -554,6 +559,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		if (!s->write_error) {
 			dbuf_reset(&s->text);
 			capture_text(&r->cap, &s->text);
+			runtests_collect(s->o, r, dbuf_str(&s->text), s->text.len);   /* the tests it finished */
 			snprintf(logrel, sizeof(logrel), "logs/%" PRIu64 ".log", r->index);
 			int rc = write_log(s, logrel);
 			if (rc < 0)
@@ -606,6 +612,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 	free(r->diag_json);
 	r->diag_json = NULL;
 	rundiag_release(r);
+	runtests_release(r);
 	r->state = RS_FREE;
 	uncount(s, r);
 	s->live--;
@@ -1179,6 +1186,7 @@ int series_run(struct run_opts *o)
 	close(s.sigfd);
 	close(s.devnull);
 	strvec_release(&s.env);
+	strvec_release(&s.argv_run);
 	cells_release(&s);
 	dbuf_release(&s.text);
 	dbuf_release(&s.text_sym);

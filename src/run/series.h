@@ -20,6 +20,7 @@
 #include "run/fdlimit.h"
 #include "run/plan.h"
 #include "run/rundiag.h"
+#include "run/runtests.h"
 #include "signature/signature.h"
 #include "util/strvec.h"
 
@@ -66,6 +67,7 @@ struct run_opts {
 	struct rundiag_opts diag;       /* --diag-window, --no-diag, --core, --keep-cores (rundiag.h) */
 	struct plan_shard shard;        /* --shard (plan.h): which run indices; count 0: all */
 	struct fdlimit fdlimit;         /* RLIMIT_NOFILE as jostle found it (fdlimit.h) */
+	struct runtests_opts tests;     /* --tests: per-test results of a suite (runtests.h) */
 };
 
 enum outcome {
@@ -132,6 +134,7 @@ struct run {
 	struct signature sig;
 	char *diag_json;          /* owned: a JSON object for the record's "diag", or NULL */
 	struct rundiag_state *diag_state;  /* owned: hang evidence until classified (rundiag.h) */
+	struct runtests_state *tests;      /* owned: per-test results with --tests (runtests.h) */
 };
 
 /* Run the series. Returns the exit status of `jostle run`. */
