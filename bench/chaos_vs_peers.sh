@@ -45,18 +45,8 @@ for t in golang-stress:p2 golang-stress:p8 stress-ng:stressng; do
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/chaos-vs-peers.XXXXXX")
-bg=   # process group of the background tool of the moment (ours)
-stop_bg() {
-	if [ -n "$bg" ]; then
-		kill -TERM -- "-$bg" 2>/dev/null
-		sleep 0.2
-		kill -KILL -- "-$bg" 2>/dev/null
-		wait "$bg" 2>/dev/null
-		bg=
-	fi
-}
-trap 'stop_bg; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
+# shellcheck source=bench/bglib.sh
+. bench/bglib.sh   # bg, stop_bg, the traps
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN { printf "%.3f", a - b }'; }

@@ -14,6 +14,15 @@
  *                        call, 0..1 (default 0.05; 0 = count only)
  *   JOSTLE_CHAOS_MAX_US  longest injected delay in microseconds (default 100,
  *                        at most 100000)
+ *   JOSTLE_CHAOS_BUDGET_US  the most time a thread may spend in injected
+ *                        perturbations, in microseconds (default 0: no limit);
+ *                        once spent, its calls pass straight through. It bounds
+ *                        how much chaos can slow a run, so a heavy setting (a
+ *                        high probability, long delays) is safe on a program
+ *                        that makes many calls or has its own deadlines (per
+ *                        thread, not per process: threads are held up side by
+ *                        side, and a program of a hundred threads would spend
+ *                        a process's budget in its first thread starts)
  *   JOSTLE_SEED          the run's seed (0x-prefixed hex or decimal)
  *   JOSTLE_CHAOS_STATS   if set, a file to which each process appends one line
  *                        "jostle-chaos: pid P: N calls interposed, D delays"
@@ -43,6 +52,16 @@
  *     effect for lock/unlock pairs, the direct syscall for yield and sleep;
  *   - correct after fork: a pthread_atfork child handler reseeds the forking
  *     thread from the child's pid and restarts the counters.
+ *
+ * Where a thread may be held up: before it takes a lock and just after it
+ * got it (a longer critical section: a lock-free reader of what the lock
+ * guards sees it half-updated for longer), after it releases one, at
+ * condition variables, semaphores, yields and sleeps, when a new thread
+ * starts (before its function runs), in the creating thread just after
+ * pthread_create returns (the child runs first: a program that reads what
+ * the child sets up meets its bug) and in the thread that ends the process,
+ * as the library's destructor runs (threads the program never joined get
+ * further before exit ends them).
  *
  * Per-thread generator: JOSTLE_SEED mixed with the thread's ordinal (0 for
  * the first thread seen, then in pthread_create order), so a run's
@@ -85,6 +104,7 @@ struct tstate {
 	uint64_t calls;   /* not yet added to g_calls */
 	uint64_t ordinal;
 	uint64_t delays;  /* perturbations of this thread (jostle_chaos_thread_delays) */
+	uint64_t spent_ns; /* time spent perturbing (with a budget) */
 	int inited;
 	int busy;         /* inside the library: nested calls pass through */
 };
@@ -96,6 +116,7 @@ static uint64_t g_threshold;      /* perturb when rng < threshold; 0 = never */
 static uint64_t g_max_ns = 100000;
 static uint64_t g_calls;          /* atomic */
 static uint64_t g_delays;         /* atomic */
+static uint64_t g_budget_ns;      /* per thread; 0: no limit */
 static uint64_t g_next_ordinal;   /* atomic */
 static int g_resolved;            /* atomic */
 static char g_stats_path[512];
@@ -215,20 +236,31 @@ static void raw_sleep_ns(uint64_t ns)
 	syscall(SYS_nanosleep, &req, NULL);
 }
 
-static void spin_ns(uint64_t ns)
+static uint64_t mono_ns(void)
 {
-	struct timespec a, b;
+	struct timespec a;
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (;;) {
-		cpu_relax();
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		if ((uint64_t)((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)) >= ns)
-			return;
-	}
+	return (uint64_t)a.tv_sec * 1000000000ULL + (uint64_t)a.tv_nsec;
 }
 
-/* One perturbation, unconditionally: a yield, a spin or a sleep. */
+static void spin_ns(uint64_t ns)
+{
+	uint64_t t0 = mono_ns();
+
+	do
+		cpu_relax();
+	while (mono_ns() - t0 < ns);
+}
+
+/*
+ * One perturbation, unconditionally: a yield, a spin or a sleep. What it
+ * asked for is charged to the budget (a yield as 10 us), not the time it
+ * took: on a loaded machine a 1 ms sleep lasts 10 or 20 until the thread
+ * runs again, and charging that spent a 20 ms budget in one or two
+ * delays (queue_bad under sync-hi: 100% of runs failing without a budget,
+ * 38% with one charged by elapsed time, at load 40).
+ */
 static void perturb_now(struct tstate *t)
 {
 	uint64_t r = rng_splitmix64(&t->rng);
@@ -240,6 +272,7 @@ static void perturb_now(struct tstate *t)
 	switch (r & 3) {
 	case 0:
 		syscall(SYS_sched_yield);
+		ns = 10000;
 		break;
 	case 1:
 	case 2:
@@ -249,7 +282,24 @@ static void perturb_now(struct tstate *t)
 		raw_sleep_ns(ns);
 		break;
 	}
+	t->spent_ns += ns;
 	errno = saved;
+}
+
+/* Whether thread t may be perturbed at all (a threshold and budget left). */
+static inline int armed(const struct tstate *t)
+{
+	return g_threshold && (!g_budget_ns || t->spent_ns < g_budget_ns);
+}
+
+/* With the configured probability, perturb thread t now. */
+static inline void maybe_perturb(struct tstate *t)
+{
+	if (armed(t) && rng_splitmix64(&t->rng) < g_threshold) {
+		t->busy = 1;
+		perturb_now(t);
+		t->busy = 0;
+	}
 }
 
 static char *put_u64(char *p, uint64_t v)
@@ -630,15 +680,19 @@ static inline int enter(void *ra, int call)
 		flush_calls(t);
 	if (__builtin_expect(g_sites != SITES_OFF, 0))
 		return sites_enter(t, ra, call);
-	if (g_threshold && rng_splitmix64(&t->rng) < g_threshold) {
-		t->busy = 1;
-		perturb_now(t);
-		t->busy = 0;
-	}
+	maybe_perturb(t);
 	return 1;
 }
 
 #define ENTER(call) enter(__builtin_return_address(0), (call))
+
+/* A second point of the same call (after a lock was taken): perturb maybe,
+ * count nothing (not in site mode: a site is the call's return address). */
+static inline void point(void)
+{
+	if (__builtin_expect(!ts.busy, 1) && g_sites == SITES_OFF)
+		maybe_perturb(self());
+}
 
 #define PASS(real, ...) do { \
 	if (__builtin_expect(!__atomic_load_n(&real, __ATOMIC_ACQUIRE), 0) && !ensure_resolved()) \
@@ -646,16 +700,27 @@ static inline int enter(void *ra, int call)
 	return real(__VA_ARGS__); \
 } while (0)
 
+/* After a lock was taken (rc == 0): hold it a little longer, sometimes. */
+#define HOLD(real, ...) do { \
+	int rc_; \
+	if (__builtin_expect(!__atomic_load_n(&real, __ATOMIC_ACQUIRE), 0) && !ensure_resolved()) \
+		return 0; \
+	rc_ = real(__VA_ARGS__); \
+	if (rc_ == 0) \
+		point(); \
+	return rc_; \
+} while (0)
+
 EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	ENTER(CALL_MUTEX_LOCK);
-	PASS(real_mutex_lock, m);
+	HOLD(real_mutex_lock, m);
 }
 
 EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 {
 	ENTER(CALL_MUTEX_TRYLOCK);
-	PASS(real_mutex_trylock, m);
+	HOLD(real_mutex_trylock, m);
 }
 
 EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
@@ -672,13 +737,13 @@ EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	ENTER(CALL_RWLOCK_RDLOCK);
-	PASS(real_rwlock_rdlock, l);
+	HOLD(real_rwlock_rdlock, l);
 }
 
 EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
 	ENTER(CALL_RWLOCK_WRLOCK);
-	PASS(real_rwlock_wrlock, l);
+	HOLD(real_rwlock_wrlock, l);
 }
 
 EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
@@ -695,7 +760,7 @@ EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
 {
 	ENTER(CALL_SPIN_LOCK);
-	PASS(real_spin_lock, l);
+	HOLD(real_spin_lock, l);
 }
 
 EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
@@ -725,7 +790,7 @@ EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 EXPORT int sem_wait(sem_t *s)
 {
 	ENTER(CALL_SEM_WAIT);
-	PASS(real_sem_wait, s);
+	HOLD(real_sem_wait, s);
 }
 
 EXPORT int sem_post(sem_t *s)
@@ -887,6 +952,12 @@ __attribute__((constructor)) static void chaos_init(void)
 		if (ok)
 			g_max_ns = (us > 100000 ? 100000 : us) * 1000;
 	}
+	v = getenv("JOSTLE_CHAOS_BUDGET_US");
+	if (v) {
+		uint64_t us = parse_u64(v, &ok);
+		if (ok)
+			g_budget_ns = (us > 60000000 ? 60000000 : us) * 1000;
+	}
 	v = getenv("JOSTLE_CHAOS_STATS");
 	if (v && strlen(v) < sizeof(g_stats_path))
 		memcpy(g_stats_path, v, strlen(v) + 1);
@@ -902,6 +973,10 @@ __attribute__((destructor)) static void chaos_fini(void)
 	char line[160], *p = line;
 	int fd;
 
+	/* the exiting thread held up: threads the program did not join get
+	 * further before the process ends (their last checks, or use of what
+	 * exit is tearing down) */
+	point();
 	flush_calls(&ts);
 	if (!g_stats_path[0])
 		return;

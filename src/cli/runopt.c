@@ -323,6 +323,7 @@ int runopt_finish(struct runopt *p)
 		if (!o->runs && !o->time_ns)
 			o->runs = 10;
 	}
+	o->pressure.timeout_ns = o->timeout_ns;
 	o->jobs = pressure_jobs(&o->pressure, o->jobs, p->jobs_set);
 	rc = shard_resolve(p);
 	if (rc)

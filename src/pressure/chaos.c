@@ -241,7 +241,7 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 	*max_us = maxes[intensity];
 }
 
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us)
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us)
 {
 	char buf[64];
 
@@ -250,6 +250,8 @@ void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us
 	strvec_setenv(env, "JOSTLE_CHAOS_PROB", buf);
 	snprintf(buf, sizeof(buf), "%d", max_us);
 	strvec_setenv(env, "JOSTLE_CHAOS_MAX_US", buf);
+	snprintf(buf, sizeof(buf), "%d", budget_us > 0 ? budget_us : 0);
+	strvec_setenv(env, "JOSTLE_CHAOS_BUDGET_US", buf);
 }
 
 char *chaos_find_lib(void)

@@ -91,9 +91,11 @@ void chaos_tick(struct chaos_run *c, int64_t now_ns);
 /*
  * The environment of a `--chaos sync` run: prepend LIB to LD_PRELOAD
  * (keeping what the user had), set JOSTLE_CHAOS_PROB / JOSTLE_CHAOS_MAX_US,
- * and let an ASan-built program accept a preload ahead of its runtime.
+ * and JOSTLE_CHAOS_BUDGET_US (the most time a process spends in injected
+ * delays; 0: no limit), and let an ASan-built
+ * program accept a preload ahead of its runtime.
  */
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us);
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us);
 
 /*
  * Where libjostle-chaos.so is: $JOSTLE_CHAOS_LIB, else next to the jostle

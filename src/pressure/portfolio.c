@@ -1,8 +1,7 @@
 /*
  * portfolio.c: arm selection for `--chaos auto` (see portfolio.h).
  *
- * Beta draws use Marsaglia and Tsang's gamma method (shape >= 1 only, which
- * is all a Beta(1 + k, 1 + n - k) posterior needs) on our seeded generator,
+ * Beta draws are made of two Gamma draws, which use Marsaglia and Tsang's method on our seeded generator,
  * so a test can pin the whole selection sequence.
  */
 #include <math.h>
@@ -11,6 +10,61 @@
 #include "pressure/portfolio.h"
 #include "util/rng.h"
 #include "util/banned.h"
+
+/* The loads and perturbations of auto (portfolio.h). */
+struct load {
+	const char *name;      /* prefix of the arm's name ("" for plain) */
+	int jobs;              /* 0: the series' -j, -1: a crowd, else fixed */
+	int ncpus;             /* 0: all CPUs, 1: one CPU per run */
+};
+
+struct perturb {
+	const char *name;      /* suffix of the arm's name ("" for none) */
+	struct pconfig cfg;    /* noise, jitter, chaos and its settings */
+};
+
+static const struct load loads[] = {
+	{ "", 0, 0 },
+	{ "serial", 1, 0 },
+	{ "crowd", -1, 0 },
+	{ "1cpu", 0, 1 },
+	{ "crowd-1cpu", -1, 1 },
+};
+
+/*
+ * "sync-hi": every other interposed call delayed by up to 2 ms, at most
+ * 20 ms in all per process. Small programs make a few dozen calls, and
+ * their races need a thread held up for long enough that another one is
+ * scheduled and gets through its part (a light setting found 0-4 of the
+ * corpus's never-failing programs in a first look, this one most of
+ * them); the budget keeps a program that makes thousands of calls, or has
+ * deadlines of its own, from being slowed by more than that.
+ */
+static const struct perturb perturbs[] = {
+	{ "", { .chaos = CHAOS_NONE } },
+	{ "threads", { .chaos = CHAOS_THREADS, .intensity = 1 } },
+	{ "sync", { .chaos = CHAOS_SYNC, .intensity = 1 } },
+	{ "sync-hi", { .chaos = CHAOS_SYNC, .intensity = 2, .sync_prob = 0.5, .sync_max_us = 2000,
+		       .sync_budget_us = 20000 } },
+	{ "jitter", { .jitter = true } },
+	{ "noise", { .noise = true } },
+};
+
+#define NLOADS (int)(sizeof(loads) / sizeof(loads[0]))
+#define NPERTURBS (int)(sizeof(perturbs) / sizeof(perturbs[0]))
+
+/*
+ * The first round, before any failure: every load and every perturbation
+ * within the first stints, the likeliest first: plain (a bug that fails
+ * natively fails at once), heavy sync chaos (what fails programs that
+ * never fail natively: 15 of the 35 SCTBench programs), a crowd (what the
+ * seeds' reports had in common), then the others. An arm missing from the
+ * portfolio (no crowd at -j 1 ...) is skipped.
+ */
+static const char *const first_round[] = {
+	"plain", "sync-hi", "crowd", "crowd-sync", "1cpu-sync-hi", "crowd-threads", "serial",
+	"crowd-1cpu", "jitter", "noise", "serial-sync-hi", "1cpu-threads", "crowd-sync-hi",
+};
 
 static double normal(uint64_t *rng)
 {
@@ -21,8 +75,13 @@ static double normal(uint64_t *rng)
 	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-static double gamma_draw(uint64_t *rng, double shape)
+double portfolio_gamma(uint64_t *rng, double shape)
 {
+	if (shape < 1) {
+		/* Gamma(a) = Gamma(a + 1) * U^(1/a) */
+		double u = rng_unit(rng);
+		return portfolio_gamma(rng, shape + 1) * pow(u > 1e-300 ? u : 1e-300, 1.0 / shape);
+	}
 	double d = shape - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
 
 	for (;;) {
@@ -37,107 +96,116 @@ static double gamma_draw(uint64_t *rng, double shape)
 	}
 }
 
-double portfolio_beta(uint64_t *rng, double a, double b)
+static void add(struct portfolio *p, const struct pconfig *c, int load, int perturb)
 {
-	double x = gamma_draw(rng, a), y = gamma_draw(rng, b);
-
-	return x / (x + y);
-}
-
-static void add(struct portfolio *p, const struct pconfig *c)
-{
-	if (p->n < PORTFOLIO_MAX)
-		p->arm[p->n++].cfg = *c;
+	if (p->n < PORTFOLIO_MAX) {
+		p->arm[p->n].cfg = *c;
+		p->arm[p->n].load = load;
+		p->arm[p->n].perturb = perturb;
+		p->n++;
+	}
 }
 
 void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg)
 {
 	memset(p, 0, sizeof(*p));
-	add(p, cfg);
-	p->explored = 1;
+	add(p, cfg, 0, 0);
+	p->nload = p->nperturb = 1;
+	p->explored = p->nexplore = 1;
+}
+
+/* Static storage for the joined names ("crowd-1cpu-sync-hi"). */
+static char names[NLOADS][NPERTURBS][32];
+
+static const char *arm_name(int l, int q)
+{
+	char *s = names[l][q];
+	const char *a = loads[l].name, *b = perturbs[q].name;
+
+	if (!*a && !*b)
+		return "plain";
+	if (!*a || !*b)
+		return *a ? a : b;
+	if (!*s) {
+		size_t na = strlen(a), nb = strlen(b);
+		memcpy(s, a, na);
+		s[na] = '-';
+		memcpy(s + na + 1, b, nb + 1);
+	}
+	return s;
+}
+
+static bool load_wanted(const struct load *l, int ncpus, int jobs, int max_jobs,
+			const struct portfolio_fixed *fixed)
+{
+	if (l->ncpus && (fixed->cpus || ncpus <= 1))
+		return false;  /* fixed CPUs; or "1cpu" would be "plain" */
+	if (l->jobs == 1 && jobs <= 1)
+		return false;  /* "serial" is "plain" at -j 1 */
+	if (l->jobs < 0 && max_jobs <= jobs)
+		return false;  /* no room to crowd */
+	return true;
+}
+
+static bool perturb_wanted(const struct pconfig *c, const struct portfolio_fixed *fixed)
+{
+	if (fixed->noise && (c->noise || c->jitter))
+		return false;
+	if (fixed->chaos && c->chaos != fixed->mode && c->chaos != CHAOS_NONE)
+		return false;
+	return true;
 }
 
 void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs, int slots,
 			 const struct portfolio_fixed *fixed)
 {
-	static const struct pconfig table[] = {
-		{ .name = "plain" },
-		{ .name = "serial", .jobs = 1 },
-		{ .name = "crowd", .jobs = -1 },          /* max_jobs at once */
-		{ .name = "crowd-1cpu", .jobs = -1, .ncpus = 1 },
-		{ .name = "crowd-threads", .jobs = -1, .chaos = CHAOS_THREADS, .intensity = 1 },
-		{ .name = "crowd-sync", .jobs = -1, .chaos = CHAOS_SYNC, .intensity = 0 },
-		{ .name = "crowd-jitter", .jobs = -1, .jitter = true },
-		{ .name = "jitter", .jitter = true },
-		{ .name = "oversub", .ncpus = 1 },
-		{ .name = "noise", .noise = true },
-		{ .name = "threads", .chaos = CHAOS_THREADS, .intensity = 1 },
-		{ .name = "threads-1cpu", .ncpus = 1, .chaos = CHAOS_THREADS, .intensity = 2 },
-		{ .name = "sync-lo", .chaos = CHAOS_SYNC, .intensity = 0 },
-		{ .name = "sync-hi", .chaos = CHAOS_SYNC, .intensity = 2 },
-		{ .name = "sync-1cpu", .ncpus = 1, .chaos = CHAOS_SYNC, .intensity = 1 },
-		{ .name = "all-1cpu", .ncpus = 1, .chaos = CHAOS_ALL, .intensity = 1 },
-	};
 	uint64_t s = seed ^ 0x706f7274666f6c69ULL;
+	int lmap[NLOADS], qmap[NPERTURBS];
 
 	memset(p, 0, sizeof(*p));
 	p->rng = rng_splitmix64(&s);
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-		struct pconfig c = table[i];
+	for (int l = 0; l < NLOADS; l++)
+		lmap[l] = load_wanted(&loads[l], ncpus, jobs, max_jobs, fixed) ? p->nload++ : -1;
+	for (int q = 0; q < NPERTURBS; q++)
+		qmap[q] = perturb_wanted(&perturbs[q].cfg, fixed) ? p->nperturb++ : -1;
+	for (int l = 0; l < NLOADS; l++) {
+		for (int q = 0; q < NPERTURBS; q++) {
+			struct pconfig c = perturbs[q].cfg;
 
-		/* dimensions the user fixed are not varied */
-		if (fixed->cpus && c.ncpus)
-			continue;
-		if (ncpus <= 1 && c.ncpus == 1 && c.chaos == CHAOS_NONE)
-			continue;      /* "oversub" is "plain" on one CPU */
-		if (jobs <= 1 && c.jobs == 1)
-			continue;      /* "serial" is "plain" at -j 1 */
-		if (c.jobs < 0 && max_jobs <= jobs)
-			continue;      /* no room to crowd */
-		c.jobs = c.jobs < 0 ? max_jobs : c.jobs ? c.jobs : jobs;
-		if (fixed->noise && (c.noise || c.jitter))
-			continue;
-		if (fixed->chaos && c.chaos != fixed->mode && c.chaos != CHAOS_NONE)
-			continue;
-		if (c.ncpus > ncpus)
-			c.ncpus = ncpus;
-		/*
-		 * A smaller CPU set is a condition of each run, not of the
-		 * machine: as many groups of it as fit run side by side, each
-		 * with the arm's concurrency (two runs on CPU 0 and two on
-		 * CPU 1 are two copies of "two runs on one CPU"), so the other
-		 * CPUs do not idle; as many as the run slots allow.
-		 */
-		c.groups = 1;
-		if (c.ncpus > 0 && c.ncpus < ncpus)
-			while (c.groups < ncpus / c.ncpus && c.jobs * (c.groups + 1) <= slots)
-				c.groups++;
-		c.jobs *= c.groups;
-		add(p, &c);
+			if (lmap[l] < 0 || qmap[q] < 0)
+				continue;
+			c.name = arm_name(l, q);
+			c.ncpus = loads[l].ncpus > ncpus ? ncpus : loads[l].ncpus;
+			c.jobs = loads[l].jobs < 0 ? max_jobs : loads[l].jobs ? loads[l].jobs : jobs;
+			/*
+			 * A smaller CPU set is a condition of each run, not of
+			 * the machine: as many groups of it as fit run side by
+			 * side, each with the arm's concurrency (two runs on
+			 * CPU 0 and two on CPU 1 are two copies of "two runs on
+			 * one CPU"), so the other CPUs do not idle; as many as
+			 * the run slots allow.
+			 */
+			c.groups = 1;
+			if (c.ncpus > 0 && c.ncpus < ncpus)
+				while (c.groups < ncpus / c.ncpus && c.jobs * (c.groups + 1) <= slots)
+					c.groups++;
+			c.jobs *= c.groups;
+			add(p, &c, lmap[l], qmap[q]);
+		}
 	}
-	/*
-	 * "plain" first so it is always measured, then the arms that were the
-	 * best on some program of the zoo (bench/RESULTS.md: crowding, what
-	 * every report in shared/seeds/ had in common, alone and with chaos,
-	 * and sync chaos on one CPU), in that order; the order of the others
-	 * is seeded. Until the first failure every arm gets a stint in this
-	 * order, so a good first guess is a failure seconds earlier.
-	 */
-	static const char *const favoured[] = {
-		"crowd", "crowd-threads", "crowd-sync", "crowd-jitter", "sync-1cpu", "crowd-1cpu", "all-1cpu",
-	};
-	int first = 1;
-	for (int i = 0; i < p->n; i++)
-		p->order[i] = i;
-	for (size_t f = 0; f < sizeof(favoured) / sizeof(favoured[0]); f++)
-		for (int i = first; i < p->n; i++)
-			if (!strcmp(p->arm[p->order[i]].cfg.name, favoured[f])) {
-				int t = p->order[i];
-				p->order[i] = p->order[first];
-				p->order[first++] = t;
-				break;
+	/* the first round: its favourites, then the others in a seeded order */
+	bool taken[PORTFOLIO_MAX] = { false };
+	for (size_t f = 0; f < sizeof(first_round) / sizeof(first_round[0]); f++)
+		for (int a = 0; a < p->n; a++)
+			if (!strcmp(p->arm[a].cfg.name, first_round[f])) {
+				p->order[p->nexplore++] = a;
+				taken[a] = true;
 			}
-	for (int i = p->n - 1; i > first; i--) {
+	int first = p->nexplore;
+	for (int a = 0; a < p->n; a++)
+		if (!taken[a])
+			p->order[p->nexplore++] = a;
+	for (int i = p->nexplore - 1; i > first; i--) {
 		int j = first + (int)rng_below(&p->rng, (uint64_t)(i - first + 1));
 		int t = p->order[i];
 		p->order[i] = p->order[j];
@@ -145,89 +213,81 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 	}
 }
 
-/* The machine time an arm has had: its runs' time over its concurrency. */
-static double occupied(const struct parm *a)
+/* A Beta(a, b) draw (a, b > 0). */
+static double beta_draw(uint64_t *rng, double a, double b)
 {
-	return a->wall_s / (double)(a->cfg.jobs > 0 ? a->cfg.jobs : 1);
+	double x = portfolio_gamma(rng, a), y = portfolio_gamma(rng, b);
+
+	return x + y > 0 ? x / (x + y) : 0;
 }
 
 /*
- * The floor (portfolio.h): the tried arm furthest below its share of
- * PORTFOLIO_FLOOR / n of the time so far, else with probability
- * PORTFOLIO_FLOOR an untried arm, else -1.
+ * The choice (portfolio.h). Each arm's failure probability per run has a
+ * Beta prior of PRIOR_RUNS pseudo-runs centred on pi_a = pi_l * pi_q / pi,
+ * pi the pooled failure probability of all runs (half a failure before the
+ * first one), pi_l and pi_q those of the arm's two values, each shrunk
+ * towards pi by PRIOR_RUNS pseudo-runs. An arm's score is a probability
+ * times its runs per second of machine time (its concurrency over its mean
+ * run time, with a quarter of a run at the overall mean as prior: a whole
+ * one let a slow arm's runs drag a fast arm's estimate for too long).
+ * Centred on the pooled rate, not on 1/4 as a Beta(1, 3) would be, an
+ * untried crowd of eight is no more promising than an untried serial arm
+ * per second of machine; and the prior weighs two runs, so an arm whose
+ * first runs fail is believed at once.
  */
-static int floor_pick(struct portfolio *p)
-{
-	double total = 0, worst = 1;
-	int pick = -1, untried = 0;
-
-	for (int a = 0; a < p->n; a++) {
-		total += occupied(&p->arm[a]);
-		untried += p->arm[a].runs == 0 && !p->arm[a].pending;
-	}
-	for (int a = 0; a < p->n && total > 0; a++) {
-		double share = occupied(&p->arm[a]) / total;
-		/* an arm whose runs are still out has had its floor stint */
-		if (p->arm[a].runs > 0 && !p->arm[a].pending && share < PORTFOLIO_FLOOR / p->n &&
-		    share < worst) {
-			worst = share;
-			pick = a;
-		}
-	}
-	if (pick >= 0 || !untried || rng_unit(&p->rng) >= PORTFOLIO_FLOOR)
-		return pick;
-	int k = (int)rng_below(&p->rng, (uint64_t)untried);
-	for (int a = 0; a < p->n; a++)
-		if (p->arm[a].runs == 0 && !p->arm[a].pending && k-- == 0)
-			return a;
-	return -1;
-}
+#define PRIOR_RUNS 2.0
+#define UNTRIED_SHARE 0.1
 
 int portfolio_pick(struct portfolio *p)
 {
-	double best = -1, total_wall = 0, pooled, a0, b0;
-	uint64_t total_runs = 0, total_fails = 0;
-	int pick = 0;
+	double fl[PORTFOLIO_MAX] = { 0 }, nl[PORTFOLIO_MAX] = { 0 };
+	double fq[PORTFOLIO_MAX] = { 0 }, nq[PORTFOLIO_MAX] = { 0 };
+	double total_n = 0, total_f = 0, total_wall = 0, pooled, best = -1;
+	int pick = 0, untried = 0;
 
 	p->stints++;
 	if (p->n <= 1)
 		return 0;
-	for (int a = 0; a < p->n; a++)
-		total_runs += p->arm[a].fails;
-	/* one round over every arm while nothing has failed; from the first
-	 * failure on, the posteriors decide (a failing arm is used at once) */
-	if (p->explored < p->n && !total_runs)
-		return p->order[p->explored++];
-	total_runs = 0;
-	pick = floor_pick(p);
-	if (pick >= 0)
-		return pick;
-	pick = 0;
-	for (int a = 0; a < p->n; a++) {
-		total_wall += p->arm[a].wall_s;
-		total_runs += p->arm[a].runs;
-		total_fails += p->arm[a].fails;
-	}
-	/* Prior of every arm: centred near the pooled failure rate (two
-	 * pseudo-runs), so an untried arm is as promising as an average one,
-	 * not as a coin flip: against ten Beta(1, 1) priors a measured
-	 * failing arm would lose to the sheer number of untried ones. */
-	pooled = total_runs ? (double)total_fails / (double)total_runs : 0.5;
-	a0 = 1.0 + 2.0 * pooled;
-	b0 = 1.0 + 2.0 * (1.0 - pooled);
 	for (int a = 0; a < p->n; a++) {
 		const struct parm *r = &p->arm[a];
-		/* mean run time with a quarter of a pseudo-run at the overall
-		 * mean as prior: a whole one let a slow arm's runs (a crowd of
-		 * eight, each slowed by the others) drag a fast arm's estimate
-		 * for long enough that the fast arm was never tried again */
-		double prior = total_runs ? total_wall / (double)total_runs : 1.0;
-		double mean = (r->wall_s + 0.25 * prior) / ((double)r->runs + 0.25);
-		double theta = portfolio_beta(&p->rng, a0 + (double)r->fails,
-					      b0 + (double)(r->runs - r->fails));
-		double conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
-		double score = theta * conc / (mean > 1e-3 ? mean : 1e-3);
+		total_n += (double)r->runs;
+		total_f += (double)r->fails;
+		total_wall += r->wall_s;
+		fl[r->load] += (double)r->fails;
+		nl[r->load] += (double)r->runs;
+		fq[r->perturb] += (double)r->fails;
+		nq[r->perturb] += (double)r->runs;
+		untried += !r->runs && !r->pending;
+	}
+	/* the first round while nothing has failed; a failure ends it (the
+	 * failing arm is then used at once) */
+	if (p->explored < p->nexplore && total_f == 0)
+		return p->order[p->explored++];
+	/* an arm never tried now and then: at most one stint each */
+	if (untried && rng_unit(&p->rng) < UNTRIED_SHARE) {
+		int k = (int)rng_below(&p->rng, (uint64_t)untried);
+		for (int a = 0; a < p->n; a++)
+			if (!p->arm[a].runs && !p->arm[a].pending && k-- == 0)
+				return a;
+	}
+	pooled = (total_f + 0.5) / (total_n + 1.0);
+	for (int a = 0; a < p->n; a++) {
+		const struct parm *r = &p->arm[a];
+		double pl = (fl[r->load] + PRIOR_RUNS * pooled) / (nl[r->load] + PRIOR_RUNS);
+		double pq = (fq[r->perturb] + PRIOR_RUNS * pooled) / (nq[r->perturb] + PRIOR_RUNS);
+		double prior = pl * pq / pooled;
+		double mean_s = total_n ? total_wall / total_n : 1.0;
+		double run_s = (r->wall_s + 0.25 * mean_s) / ((double)r->runs + 0.25);
+		double alpha, beta, theta, score;
 
+		prior = prior < 0.999 ? prior : 0.999;
+		alpha = PRIOR_RUNS * prior + (double)r->fails;
+		beta = PRIOR_RUNS * (1 - prior) + (double)(r->runs - r->fails);
+		/* before any failure the least explored arm (the highest
+		 * expectation), after the first a draw (Thompson sampling) */
+		theta = total_f == 0 ? alpha / (alpha + beta) * (1 + 1e-3 * rng_unit(&p->rng))
+				     : beta_draw(&p->rng, alpha, beta);
+		score = theta * (r->cfg.jobs > 0 ? r->cfg.jobs : 1) / (run_s > 1e-3 ? run_s : 1e-3);
 		if (score > best) {
 			best = score;
 			pick = a;
@@ -250,40 +310,72 @@ void portfolio_dropped(struct portfolio *p, int a)
 
 void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s)
 {
+	struct parm *r;
+
 	if (a < 0 || a >= p->n)
 		return;
+	r = &p->arm[a];
 	portfolio_dropped(p, a);
-	p->arm[a].runs++;
-	p->arm[a].fails += failed;
-	p->arm[a].wall_s += wall_s > 0 ? wall_s : 0;
-}
-
-/* The unperturbed arm: nothing about it changes how runs are scheduled. */
-static bool unperturbed(const struct pconfig *c)
-{
-	return !c->ncpus && !c->noise && !c->jitter && c->chaos == CHAOS_NONE && c->groups <= 1;
-}
-
-double portfolio_timeout_scale(const struct portfolio *p, int a)
-{
-	if (a < 0 || a >= p->n)
-		return 1.0;
-	const struct parm *arm = &p->arm[a], *base = NULL;
-	/* the plain arm, and the serial one, are not slowed by anything of ours */
-	if (unperturbed(&arm->cfg) && (!arm->cfg.jobs || arm->cfg.jobs == 1))
-		return 1.0;
-	for (int i = 0; i < p->n && !base; i++)
-		if (unperturbed(&p->arm[i].cfg) && !p->arm[i].cfg.jobs)
-			base = &p->arm[i];
-	if (!base || base->runs < 3 || arm->runs < 3 || base->wall_s <= 0)
-		return PORTFOLIO_SCALE_MAX;
-	double slow = 1.5 * (arm->wall_s / (double)arm->runs) / (base->wall_s / (double)base->runs);
-	return slow < 2.0 ? 2.0 : slow > PORTFOLIO_SCALE_MAX ? PORTFOLIO_SCALE_MAX : slow;
+	wall_s = wall_s > 0 ? wall_s : 0;
+	r->runs++;
+	r->fails += failed;
+	r->wall_s += wall_s;
+	if (!failed) {
+		r->passes++;
+		r->pass_s += wall_s;
+	}
 }
 
 int portfolio_stint(const struct portfolio *p, int a, int jobs)
 {
-	int j = p->arm[a].cfg.jobs ? p->arm[a].cfg.jobs : jobs;
+	const struct parm *r = &p->arm[a];
+	int j = r->cfg.jobs ? r->cfg.jobs : jobs, rounds = 1;
 
-	return j > 0 ? j : 1;
+	if (j < 1)
+		j = 1;
+	if ((r->cfg.noise || r->cfg.jitter) && p->n > 1 && r->runs > 0) {
+		double mean = r->wall_s / (double)r->runs;
+		rounds = mean > 0 ? (int)ceil(1.0 / mean) : 8;
+		rounds = rounds < 1 ? 1 : rounds > 8 ? 8 : rounds;
+	}
+	return j * rounds;
+}
+
+double portfolio_run_time(const struct portfolio *p, int a)
+{
+	const struct parm *r = &p->arm[a];
+
+	return r->passes ? r->pass_s / (double)r->passes : 0;
+}
+
+double portfolio_slowdown(const struct portfolio *p, int a)
+{
+	int base = -1;
+
+	for (int i = 0; i < p->n && base < 0; i++)
+		if (!strcmp(p->arm[i].cfg.name, "plain"))
+			base = i;
+	if (base < 0 || a < 0 || a >= p->n || p->arm[a].passes < 3 || p->arm[base].passes < 3)
+		return 1;
+	double s = portfolio_run_time(p, a) / portfolio_run_time(p, base);
+	return s > 1 ? s : 1;
+}
+
+double portfolio_timeout_scale(const struct portfolio *p, int a)
+{
+	if (a < 0 || a >= p->n || p->n <= 1)
+		return 1.0;
+	/* the plain arm and the serial one: nothing of ours slows them */
+	if (!strcmp(p->arm[a].cfg.name, "plain") || !strcmp(p->arm[a].cfg.name, "serial"))
+		return 1.0;
+	if (p->arm[a].passes < 3)
+		return PORTFOLIO_SCALE_MAX;
+	double slow = portfolio_slowdown(p, a);
+	bool timed = slow > 1;
+	for (int i = 0; i < p->n && !timed; i++)
+		timed = !strcmp(p->arm[i].cfg.name, "plain") && p->arm[i].passes >= 3;
+	if (!timed)
+		return PORTFOLIO_SCALE_MAX;
+	slow *= 1.5;
+	return slow < 2.0 ? 2.0 : slow > PORTFOLIO_SCALE_MAX ? PORTFOLIO_SCALE_MAX : slow;
 }

@@ -1,22 +1,42 @@
 /*
  * portfolio.h: `--chaos auto`, a portfolio of pressure/chaos configurations
- * ("arms") with Thompson sampling on their failure rates.
+ * ("arms") and the choice among them.
  *
- * Runs are given to arms in stints (one round of the arm's concurrency, so
- * the runs that share the machine share one condition: a plain arm's runs
- * are not slowed by a neighbour's chaos). Until the first failure, every
- * arm gets one stint, "plain" first, then the arms the zoo favoured
- * (portfolio.c), the others in a seeded order; after that each stint goes to the arm with the highest
- * sampled failures per second: theta ~ Beta(a0 + fails, b0 + passes), a0/b0
- * two pseudo-runs at the pooled failure rate of all arms, times the arm's
- * concurrency, divided by its mean run time. No arm starves: an arm that
- * has had less than PORTFOLIO_FLOOR / n of the machine's time so far (its
- * runs' time over its concurrency) gets the next stint, and an arm never
- * tried gets one with probability PORTFOLIO_FLOOR. The floor is counted in
- * time, not stints: a crowd's stint lasts ten times a fast arm's, and a
- * floor of stints gave slow arms half the machine. The unperturbed arm
- * ("plain") is always in the portfolio: on some bugs pressure lowers the
- * failure rate.
+ * An arm is one value on each of two dimensions, learned separately and
+ * together:
+ *   load:     how many runs share which CPUs: "plain" (the series' -j on
+ *             all its CPUs), "serial" (one at a time), "crowd" (4 per CPU,
+ *             as golang-stress -p 8 on two CPUs), "1cpu" and "crowd-1cpu"
+ *             (the same on one CPU per run, one group per CPU side by side);
+ *   perturb:  what is done to each run: nothing, thread chaos ("threads"),
+ *             light or heavy sync chaos ("sync", "sync-hi": the preload
+ *             library's delays; the heavy one with a bounded total delay per
+ *             run), the jitter preempters or the noise hogs.
+ * The arm's name joins them ("crowd-sync-hi", "serial", "plain").
+ *
+ * The choice is Thompson sampling on each arm's failures per second of
+ * machine time: a draw of its failure probability per run (a Beta
+ * posterior) times its runs per second (its concurrency over its mean run
+ * time). The prior of an arm weighs two runs and is centred on what its two
+ * values have shown so far with any partner (the product of the two
+ * marginal failure probabilities over the pooled one), not on a fixed
+ * optimistic guess: so an untried crowd of eight is no more promising per
+ * second than an untried serial arm, a serial arm that fails is used as
+ * hard as any other, a failure under sync-hi on one load makes sync-hi on
+ * every load more promising, and an arm is abandoned as soon as its own
+ * runs have shown it worse than the best. Exploration thus costs about
+ * what the best arm needs for a few failures, whatever the budget (plus one
+ * stint for an arm never tried, given now and then). Until the first
+ * failure every arm gets one stint, in an order that reaches every value
+ * of both dimensions within the first stints (heavy sync chaos second: it
+ * is what fails programs that never fail natively; the rest seeded), then
+ * the least explored arm goes first.
+ *
+ * Runs are given to arms in stints of one round of the arm's concurrency
+ * (the runs that share the machine share one condition). An arm with its
+ * own background (noise, jitter) must wait for the machine to drain before
+ * and after it, so its stints last a second of run time or more
+ * (portfolio_stint), measured from the arm's own runs.
  *
  * Pure: no I/O, no clock; the caller passes outcomes and durations in, so
  * the selection is a function of the seed and the outcome sequence.
@@ -29,11 +49,10 @@
 
 #include "pressure/chaos.h"
 
-#define PORTFOLIO_MAX 20
-#define PORTFOLIO_FLOOR 0.15
+#define PORTFOLIO_MAX 40
 
 struct pconfig {
-	const char *name;      /* static label: "plain", "oversub", "sync-hi", ... */
+	const char *name;      /* static label: "plain", "crowd-sync-hi", ... */
 	int ncpus;             /* CPUs of the run's set; 0: all of the series' set */
 	int groups;            /* sets of ncpus CPUs used side by side, jobs spread
 				* evenly over them (0 or 1: one set) */
@@ -43,24 +62,30 @@ struct pconfig {
 	bool jitter;           /* the jitter preempters on (noise.h) */
 	enum chaos_mode chaos; /* none, threads, sync or all */
 	int intensity;         /* 0..2 */
-	double sync_prob;      /* preload settings; 0: from intensity (replay sets them) */
+	double sync_prob;      /* preload settings; 0: from intensity */
 	int sync_max_us;
+	int sync_budget_us;    /* most delay per process (0: no limit) */
 	int span_ms;           /* thread chaos span (replay sets it) */
 };
 
 struct parm {
 	struct pconfig cfg;
+	int load, perturb;     /* its value on each dimension (auto), else 0 */
 	uint64_t runs, fails;
 	double wall_s;         /* sum over finished runs */
-	unsigned pending;      /* started, not finished: the floor waits for them */
+	uint64_t passes;       /* runs that passed, and their time: how long */
+	double pass_s;         /* a correct run of this arm takes */
+	unsigned pending;      /* started, not finished */
 };
 
 struct portfolio {
 	int n;
 	struct parm arm[PORTFOLIO_MAX];
+	int nload, nperturb;   /* values on each dimension */
 	uint64_t rng;
-	int explored;          /* arms given their first stint so far */
-	int order[PORTFOLIO_MAX];
+	int explored;          /* stints of the first round given so far */
+	int nexplore;          /* arms in the first round (all of them) */
+	int order[PORTFOLIO_MAX]; /* the first round, before any failure */
 	uint64_t stints;
 };
 
@@ -73,9 +98,9 @@ struct portfolio_fixed {
 };
 
 /* The default portfolio for a series with ncpus CPUs, `jobs` runs at a time
- * normally, max_jobs in a crowd (the "crowd" arms, like golang-stress -p 8,
- * exist when max_jobs > jobs), and `slots` runs at most at once (CPU groups
- * side by side fill them). */
+ * normally, max_jobs in a crowd (the crowd loads exist when max_jobs >
+ * jobs), and `slots` runs at most at once (CPU groups side by side fill
+ * them). */
 void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs, int max_jobs, int slots,
 			 const struct portfolio_fixed *fixed);
 
@@ -88,26 +113,41 @@ int portfolio_pick(struct portfolio *p);
 /* A run of arm a started. */
 void portfolio_started(struct portfolio *p, int a);
 
-/* A run of arm a ended. */
+/* A run of arm a ended: failed or passed, after wall_s seconds. */
 void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s);
 
 /* A started run of arm a ended without an outcome (abandoned, cut short). */
 void portfolio_dropped(struct portfolio *p, int a);
 
+/* Runs in the next stint of arm a: one round of its concurrency (`jobs`
+ * when it has none of its own); for an arm with its own background, rounds
+ * enough for about a second of its measured run time (at most 8). */
+int portfolio_stint(const struct portfolio *p, int a, int jobs);
+
+/*
+ * Mean time of arm a's passing (or slow) runs, 0 before it has any: what
+ * a correct run takes under the arm's conditions.
+ */
+double portfolio_run_time(const struct portfolio *p, int a);
+
+/*
+ * How much arm a slows a correct run: its mean run time over that of the
+ * unperturbed arm with the series' own concurrency ("plain"), at least 1;
+ * 1 while either has fewer than 3 timed runs (or in a one-arm portfolio).
+ */
+double portfolio_slowdown(const struct portfolio *p, int a);
+
 /*
  * How much more time than --timeout a run of arm a gets once it passed the
- * timeout without being stuck: 1 for the unperturbed arm; else 1.5 times
- * the arm's mean run time over the unperturbed arm's (3 finished runs of
- * each), between 2 and PORTFOLIO_SCALE_MAX; PORTFOLIO_SCALE_MAX before that.
+ * timeout without being stuck: 1 for "plain" and "serial" (and a one-arm
+ * portfolio); else 1.5 times portfolio_slowdown, between 2 and
+ * PORTFOLIO_SCALE_MAX; PORTFOLIO_SCALE_MAX while either arm has fewer than
+ * 3 passing runs.
  */
 #define PORTFOLIO_SCALE_MAX 4.0
 double portfolio_timeout_scale(const struct portfolio *p, int a);
 
-/* Runs in a stint of arm a (one round: its concurrency, or `jobs` when the
- * arm has none of its own). */
-int portfolio_stint(const struct portfolio *p, int a, int jobs);
-
-/* A Beta(a, b) draw (a, b >= 1) from the generator state; exposed for tests. */
-double portfolio_beta(uint64_t *rng, double a, double b);
+/* A Gamma(shape, 1) draw (shape > 0) from the generator state; exposed for tests. */
+double portfolio_gamma(uint64_t *rng, double shape);
 
 #endif

@@ -327,39 +327,78 @@ static void new_stint(struct pressure *p, int arm)
 
 /*
  * Whether runs of arm b may start while runs of arm a still run: only when
- * b changes nothing the runs share. Noise and the layout of CPU sets are
- * the machine every run of the stint sees; concurrency, thread chaos and
- * the preload library are each run's own, so switching between those needs
- * no drain (a drain idles the slots until the slowest run of the stint
- * ends). That includes the next stint of a small-set arm whose groups
- * cover every CPU: nothing moves.
+ * b changes nothing the runs share. The background (noise, jitter) is the
+ * machine every run of the stint sees; concurrency, CPU sets, thread chaos
+ * and the preload library are each run's own, so switching between those
+ * needs no drain (a drain idles the slots until the slowest run of the
+ * stint ends). Runs of a one-CPU arm next to runs of an all-CPU arm for a
+ * moment are a busier machine for both, as a crowd's last runs are for
+ * the plain runs after them.
  */
 static bool shares_machine(const struct pressure *p, int a, int b)
 {
 	const struct pconfig *x = arm_cfg(p, a), *y = arm_cfg(p, b);
-	bool x_all = x->ncpus <= 0 || x->ncpus >= p->avail.n;
-	bool y_all = y->ncpus <= 0 || y->ncpus >= p->avail.n;
 
-	if (x->noise != y->noise || x->jitter != y->jitter)
-		return false;
-	if (x_all || y_all)
-		return x_all && y_all;
-	return x->ncpus == y->ncpus && arm_groups(p, a) == arm_groups(p, b) &&
-	       !rotates(p, a) && !rotates(p, b);
+	return x->noise == y->noise && x->jitter == y->jitter;
+}
+
+/*
+ * When a run of auto is overdue: once it has run for four times as long
+ * as a passing run of the series takes on average (a quarter of the run
+ * timeout before any run has passed), and at least a second. This only
+ * decides scheduling, not the run's outcome (that is judged at its
+ * deadline): an overdue run is most likely hung, and waits for its
+ * deadline either way. So it no longer holds up a drain (waiting for it
+ * idled every other slot for up to the whole timeout), nor counts against
+ * the concurrency of the stint (a program that hangs in every run would
+ * otherwise keep auto at the concurrency of its first stint until the
+ * first timeouts); the engine's -j still bounds the runs at once. Its
+ * record keeps the configuration it started with.
+ */
+static int64_t overdue_at(const struct pressure *p, const struct pressure_run *r)
+{
+	uint64_t passes = 0;
+	double pass_s = 0;
+	int64_t after;
+
+	for (int a = 0; a < p->pf.n; a++) {
+		passes += p->pf.arm[a].passes;
+		pass_s += p->pf.arm[a].pass_s;
+	}
+	if (passes)
+		after = (int64_t)(4 * pass_s / (double)passes * 1e9);
+	else
+		after = p->po->timeout_ns > 0 ? p->po->timeout_ns / 4 : INT64_MAX / 2;
+	return r->start_ns + (after > 1000000000LL ? after : 1000000000LL);
+}
+
+/* Runs in flight that are not overdue (a drain waits for them). */
+static unsigned draining(const struct pressure *p)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < p->nruns; i++) {
+		const struct pressure_run *r = &p->runs[i];
+		n += r->used && (r->pid <= 0 || p->now_ns < overdue_at(p, r));
+	}
+	return n;
 }
 
 bool pressure_may_launch(struct pressure *p, unsigned active)
 {
 	if (!p->on)
 		return true;
+	p->drain_wait = false;
 	if (p->stint_left <= 0 || p->arm < 0) {
 		if (p->next_arm < 0)
 			p->next_arm = portfolio_pick(&p->pf);
-		if (active > 0 && (p->arm < 0 || !shares_machine(p, p->arm, p->next_arm)))
+		if (active > 0 && p->arm >= 0 && !shares_machine(p, p->arm, p->next_arm) && draining(p) > 0) {
+			p->drain_wait = true;
 			return false;
+		}
 		new_stint(p, p->next_arm);
 	}
-	return active < arm_jobs(p, p->arm);
+	return (p->is_auto ? draining(p) : active) < arm_jobs(p, p->arm);
 }
 
 static struct pressure_run *find_run(struct pressure *p, uint64_t index)
@@ -438,6 +477,10 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 		jsonw_kdbl(&b, "sync_prob", r->prob);
 		dbuf_addc(&b, ',');
 		jsonw_kint(&b, "sync_max_us", r->max_us);
+		if (r->budget_us > 0) {
+			dbuf_addc(&b, ',');
+			jsonw_kint(&b, "sync_budget_us", r->budget_us);
+		}
 	}
 	if (r->sites) {
 		dbuf_addc(&b, ',');
@@ -548,7 +591,8 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 				r->prob = c->sync_prob;
 			if (c->sync_max_us > 0)
 				r->max_us = c->sync_max_us;
-			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us);
+			r->budget_us = c->sync_budget_us;
+			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us);
 			run_sites(p, r, *seed);
 		}
 		if (same_run) {
@@ -598,6 +642,8 @@ void pressure_started(struct pressure *p, uint64_t index, pid_t pid, int64_t now
 	if (!p->on || !p->runs || !(r = find_run(p, index)))
 		return;
 	r->pid = pid;
+	r->start_ns = now_ns;
+	p->now_ns = now_ns;
 	if (r->threads) {
 		const struct pconfig *c = arm_cfg(p, r->arm);
 		uint64_t seed = r->chaos.rng;
@@ -628,6 +674,9 @@ int64_t pressure_next_ns(const struct pressure *p)
 			if (n < t)
 				t = n;
 		}
+		/* a drain waits for this run: wake when it stops holding it up */
+		if (p->drain_wait && r->used && r->pid > 0 && overdue_at(p, r) < t)
+			t = overdue_at(p, r);
 	}
 	return t;
 }
@@ -636,6 +685,7 @@ void pressure_tick(struct pressure *p, int64_t now_ns)
 {
 	if (!p->on || !p->runs)
 		return;
+	p->now_ns = now_ns;
 	for (unsigned i = 0; i < p->nruns; i++) {
 		struct pressure_run *r = &p->runs[i];
 		if (r->used && r->threads && r->pid > 0 && now_ns >= chaos_next_ns(&r->chaos))
@@ -701,7 +751,7 @@ void pressure_summary_print(const struct pressure *p, FILE *f)
 		return;
 	fprintf(f, "failure rate per configuration (%s; CPUs via %s):\n",
 		p->is_auto ? "--chaos auto" : "fixed", p->cpus_via);
-	fprintf(f, "  %-14s %6s %6s %7s  %-16s %9s\n", "config", "runs", "fails", "rate", "95% interval",
+	fprintf(f, "  %-18s %6s %6s %7s  %-16s %9s\n", "config", "runs", "fails", "rate", "95% interval",
 		"fails/min");
 	for (int a = 0; a < p->pf.n; a++) {
 		const struct parm *r = &p->pf.arm[a];
@@ -709,7 +759,7 @@ void pressure_summary_print(const struct pressure *p, FILE *f)
 		char iv[48];
 		if (!r->runs) {
 			/* no interval to show: [0%, 100%] would read as a result */
-			fprintf(f, "  %-14s %6s\n", r->cfg.name, "not run");
+			fprintf(f, "  %-18s %6s\n", r->cfg.name, "not run");
 			continue;
 		}
 		stats_wilson(r->fails, r->runs, 1.96, &lo, &hi);
@@ -717,7 +767,7 @@ void pressure_summary_print(const struct pressure *p, FILE *f)
 		/* what the arm would yield with the machine to itself: its
 		 * failures over its run time divided by its concurrency */
 		double slot_s = r->wall_s / (double)arm_jobs(p, a);
-		fprintf(f, "  %-14s %6" PRIu64 " %6" PRIu64 " %6.1f%%  %-16s %9.1f\n", r->cfg.name,
+		fprintf(f, "  %-18s %6" PRIu64 " %6" PRIu64 " %6.1f%%  %-16s %9.1f\n", r->cfg.name,
 			r->runs, r->fails, r->runs ? 100.0 * (double)r->fails / (double)r->runs : 0.0,
 			iv, slot_s > 0 ? 60.0 * (double)r->fails / slot_s : 0.0);
 	}

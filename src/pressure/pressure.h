@@ -53,6 +53,7 @@ struct pressure_opts {
 	bool level_set;              /* --chaos-level given */
 	unsigned base_jobs;          /* runs at a time outside the "crowd" arm (pressure_jobs) */
 	unsigned crowd_jobs;         /* runs at a time of a crowd (pressure_jobs) */
+	int64_t timeout_ns;          /* the per-run limit (--timeout), 0: none */
 	/* --replay DIR:RUN, filled by replay_load() */
 	bool replay;
 	uint64_t replay_run, replay_seed;
@@ -105,10 +106,12 @@ struct pressure_run {
 	bool threads;                /* thread chaos on */
 	struct chaos_run chaos;
 	int64_t span_ns;             /* thread chaos: the usual run length, 0: unknown */
+	int64_t start_ns;            /* when it started (monotonic) */
 	double prob;                 /* preload settings, when sync */
 	int max_us;
 	const char *sites;           /* siteplan.h: the plan file (borrowed), or NULL */
 	char site_mask[SITEMASK_HEX];
+	int budget_us;
 	struct strvec env;           /* the run's own environment, when changed */
 	char *config_json;           /* the record's "config" object */
 };
@@ -126,6 +129,8 @@ struct pressure {
 	int arm;                     /* arm of the current stint */
 	int next_arm;                /* picked, waiting for a drain; or -1 */
 	int stint_left;
+	bool drain_wait;             /* a stint waits for the machine to drain */
+	int64_t now_ns;              /* the engine's clock at the last tick/start */
 	unsigned active;
 	struct noise noise;
 	struct noise_spec noise_spec;

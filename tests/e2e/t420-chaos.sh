@@ -73,7 +73,7 @@ check_eq "auto: the crowd arm runs 4 per CPU" "$(json "$TMP/c/runs.jsonl" 'sorte
 check_eq "auto: plain runs one per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "plain"})')" "[$n]"
 # a one-CPU arm runs its copies on every CPU side by side (groups), each
 # run on one CPU with as many others as the arm's concurrency
-one_cpu='[r for r in rows if r["config"]["arm"] in ("oversub", "sync-1cpu", "threads-1cpu", "all-1cpu")]'
+one_cpu='[r for r in rows if r["config"]["arm"].startswith("1cpu")]'
 if [ "$n" -ge 2 ]; then
 	check_eq "auto: one-CPU arms: each run on one CPU" "$(json "$TMP/c/runs.jsonl" "bool($one_cpu) and all(r['config']['cpus'].isdigit() for r in $one_cpu)")" True
 	check_eq "auto: one-CPU arms: on every CPU" "$(json "$TMP/c/runs.jsonl" "len({r['config']['cpus'] for r in $one_cpu})")" "$n"
@@ -86,3 +86,11 @@ fi
 "$JOSTLE" run -q -n 4 -j 1 --chaos sync --timeout 1s -o "$TMP/hung" -- "$FIX/hang" deadlock > /dev/null 2> "$TMP/hung.err"
 check_eq "hangs under chaos: the series completes" "$(json "$TMP/hung/runs.jsonl" 'sum(r["outcome"] == "hang" for r in rows)')" 4
 check "hangs under chaos: no start error" sh -c "! grep -q 'cannot start' '$TMP/hung.err'"
+
+# a program that hangs in every run: its first runs are taken for stuck
+# after a quarter of --timeout (2 s here), so the next stints start beside
+# them instead of waiting for the first timeouts (8 s)
+"$JOSTLE" run -q --chaos auto --seed 5 --timeout 8s --time 13s --no-diag -o "$TMP/h" -- "$FIX/hang" deadlock > /dev/null 2>&1
+check "auto: hung runs do not hold back the next stints" \
+	test "$(json "$TMP/h/runs.jsonl" 'sum(1 for r in rows if r["t"] < 6)')" -ge 4
+check_eq "auto: every hung run recorded as a hang (or cut by the end of --time)" "$(json "$TMP/h/runs.jsonl" 'sorted({r["outcome"] for r in rows} - {"cut"})')" "['hang']"

@@ -11,7 +11,10 @@ FIX_OUT=$TMP/rec.txt "$JOSTLE" run -q -n 40 -j 2 --chaos auto --seed 3 -o "$TMP/
 r1=$(json "$TMP/rec/runs.jsonl" '[r["run"] for r in rows if r["config"]["cpus_via"] != "none" and "threads" not in r["config"]["chaos"] and r["config"]["chaos"] != "all"][0]')
 r2=$(json "$TMP/rec/runs.jsonl" '[r["run"] for r in rows if r["config"]["chaos"] == "sync"][-1]')
 r3=$(json "$TMP/rec/runs.jsonl" '[r["run"] for r in rows if r["config"]["chaos"] in ("threads", "all")][-1]')
-for r in $r1 $r2 $r3; do
+# and a run of heavy sync chaos, whose delays have a budget (sync-hi)
+r4=$(json "$TMP/rec/runs.jsonl" '[r["run"] for r in rows if r["config"].get("sync_budget_us")][0]')
+check "a sync-hi run was recorded with its budget" test -n "$r4"
+for r in $r1 $r2 $r3 $r4; do
 	FIX_OUT=$TMP/rep$r.txt "$JOSTLE" run -q -n 3 --replay "$TMP/rec:$r" -o "$TMP/rep$r" -- "$F" 1 > /dev/null 2>&1
 	check_eq "replay $r: exit 0" "$?" 0
 	want=$(json "$TMP/rec/runs.jsonl" "[(r['seed'], r['config']) for r in rows if r['run'] == $r][0]")

@@ -21,13 +21,15 @@ int main(void)
 
 	strvec_setenv(&env, "LD_PRELOAD", "/usr/lib/libuser.so");
 	strvec_setenv(&env, "ASAN_OPTIONS", "detect_leaks=0");
-	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200);
+	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200, 0);
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/libjostle-chaos.so:/usr/lib/libuser.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "detect_leaks=0:verify_asan_link_order=0");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_PROB"), "0.05");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_MAX_US"), "200");
+	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "0");
 	strvec_release(&env);
-	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000);
+	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000, 20000);
+	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "20000");
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/lib.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "verify_asan_link_order=0");
 	strvec_release(&env);

@@ -1,0 +1,443 @@
+#!/usr/bin/env bash
+# bench/corpus.sh: does `jostle run --chaos auto` find real bugs it was not
+# tuned on, faster than the tools people use instead?
+#
+# The corpus: the 35 buggy programs of the SCTBench subset in
+# ../shared/corpora/sctbench (MIT; see its README), built OUT OF TREE into
+# $CORPUS_BUILD (default build/corpus/, ignored by git), plus the zoo (every
+# build/zoo program and the ASan build of drain_uaf). For each program, side
+# by side in this one script run, each tool gets BUDGET seconds, REPS times:
+#   seq       a plain sequential shell loop
+#   stressng  the same loop with `stress-ng --cpu NCPU` in the background
+#   p2, p8    golang-stress -p 2 / -p 8
+#   auto      jostle run --chaos auto (no other option but the budget/timeout)
+# A failure is a non-zero exit, a signal or a run past RUN_TIMEOUT (a hang),
+# for every tool (jostle: outcome fail, crash or hang; not pass, ignored,
+# slow, or cut by the end of the budget).
+#
+# What a cell measures: the tool runs for BUDGET seconds; its failures per
+# minute are the failures that ENDED within the budget. If nothing failed and
+# CAP > BUDGET, a fresh start of the same tool hunts for a first failure for
+# the remaining CAP - BUDGET seconds (jostle with --until first-failure: it
+# starts its learning again, which is not in its favour); the time to first
+# failure is then BUDGET + that time. "Found within CAP s" = a failure within
+# CAP seconds in the median repetition. Correct programs (the corpus's
+# `_ok`/`_unsat` twins and its other correct programs, the zoo's --fixed
+# variants) run under auto for BUDGET seconds each: there must be 0 failures.
+#
+# The ratio auto / best peer per program compares median failures per minute;
+# a 0 (of auto or of a peer) counts as ONE failure in the budget (the
+# resolution of the measurement), and the report says so.
+#
+# Environment (all optional; every loop is bounded in time):
+#   BUDGET=60 CAP=60 REPS=3 RUN_TIMEOUT=10 TOOLS="seq stressng p2 p8 auto"
+#   PROGRAMS="account_bad ... zoo:registry_aba asan:drain_uaf"  (default: all)
+#   CORRECT=1 (0: skip the correct programs)  NUMTHREADS=2 ({NUMTHREADS} in args)
+#   CORPUS=../shared/corpora/sctbench  CORPUS_BUILD=build/corpus  BUILD=build
+#   BUILD_ONLY=1: build the corpus, print the program list, stop
+#   RAW=FILE: also keep every cell's raw line there
+# Prints Markdown tables on stdout (with date, machine, load and the
+# command), progress on stderr.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+B=${BUILD:-build}
+BUDGET=${BUDGET:-60}
+CAP=${CAP:-$BUDGET}
+REPS=${REPS:-3}
+RT=${RUN_TIMEOUT:-10}
+TOOLS=${TOOLS:-seq stressng p2 p8 auto}
+NT=${NUMTHREADS:-2}
+NCPU=$(nproc)
+CORRECT=${CORRECT:-1}
+JOSTLE=$ROOT/$B/jostle
+CORPUS=${CORPUS:-}
+if [ -z "$CORPUS" ]; then
+	for c in "$ROOT/../shared/corpora/sctbench" "$(git rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/../../shared/corpora/sctbench" /work/shared/corpora/sctbench; do
+		[ -d "$c/csb" ] && { CORPUS=$(cd "$c" && pwd); break; }
+	done
+fi
+CB=${CORPUS_BUILD:-$ROOT/build/corpus}
+case $CB in /*) ;; *) CB=$ROOT/$CB ;; esac
+
+die() { echo "corpus: $*" >&2; exit 2; }
+[ -n "$CORPUS" ] && [ -d "$CORPUS/csb" ] || die "no SCTBench corpus found; set CORPUS=DIR (the folder with csb/, chess/, inspect/)"
+case $CB in "$CORPUS"*) die "CORPUS_BUILD must be outside the corpus (build out of tree)" ;; esac
+for v in BUDGET CAP REPS RT; do
+	case ${!v} in '' | *[!0-9]*) die "$v='${!v}' is not a whole number of seconds" ;; esac
+done
+[ "$BUDGET" -gt 0 ] && [ "$REPS" -gt 0 ] && [ "$RT" -gt 0 ] || die "BUDGET, REPS and RUN_TIMEOUT must be positive"
+
+# ---- build, out of tree ------------------------------------------------
+# list line: NAME KIND BINARY ARGS...  (KIND: bug, twin, correct, zoo, zoo-fixed)
+build_corpus() {
+	local f n out args line kind cc
+	mkdir -p "$CB" || die "cannot create '$CB'"
+	: > "$CB/list.new"
+	for f in "$CORPUS"/csb/*.c "$CORPUS"/inspect/*.c "$CORPUS"/chess/*.cpp; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f"); n=${n%.*}
+		out=$CB/$n
+		case $f in
+		*.cpp) cc=(g++ -std=c++0x -O0 -g -pthread -w) ;;
+		*) cc=(gcc -O0 -g -pthread -w) ;;
+		esac
+		if [ ! -x "$out" ] || [ "$f" -nt "$out" ]; then
+			"${cc[@]}" -I"$(dirname "$f")" "$f" -o "$out" 2> "$out.log" || { echo "corpus: $n does not build (see $out.log)" >&2; continue; }
+		fi
+		# arguments: a first line "//args:..." or "// args: ..."
+		line=$(head -1 "$f")
+		args=
+		case $line in //*args:*) args=${line#*args:} ;; esac
+		args=${args//\{NUMTHREADS\}/$NT}
+		case $n in
+		*_bad | *_sat | qsort_mt | ctrace-test | *WorkStealQueue*) kind=bug ;;
+		*_ok) [ -f "$CORPUS/csb/${n%_ok}_bad.c" ] && kind=twin || kind=correct ;;
+		*_unsat) [ -f "$CORPUS/csb/${n%_unsat}_sat.c" ] && kind=twin || kind=correct ;;
+		*) kind=correct ;;
+		esac
+		echo "$n $kind $out $args" >> "$CB/list.new"
+	done
+	for f in "$ROOT/$B"/zoo/*; do
+		[ -x "$f" ] && [ -f "$f" ] || continue
+		case $f in *.so) continue ;; esac
+		# a program that needs what this machine lacks says so (77: skipped,
+		# e.g. no CUDA driver; 2: it needs arguments): not a benchmark here
+		timeout 30 "$f" --fixed > /dev/null 2>&1
+		case $? in 77 | 2) continue ;; esac
+		n=$(basename "$f")
+		echo "zoo:$n zoo $f" >> "$CB/list.new"
+		echo "zoo:$n-fixed zoo-fixed $f --fixed" >> "$CB/list.new"
+	done
+	if [ -x "$ROOT/build-asan/zoo/drain_uaf" ]; then
+		echo "asan:drain_uaf zoo $ROOT/build-asan/zoo/drain_uaf" >> "$CB/list.new"
+		echo "asan:drain_uaf-fixed zoo-fixed $ROOT/build-asan/zoo/drain_uaf --fixed" >> "$CB/list.new"
+	fi
+	mv "$CB/list.new" "$CB/list"
+}
+build_corpus
+nbugs=$(awk '$2 == "bug"' "$CB/list" | wc -l)
+if [ "${BUILD_ONLY:-0}" = 1 ]; then
+	cat "$CB/list"
+	exit 0
+fi
+[ -x "$JOSTLE" ] || die "build jostle first (make)"
+for t in $TOOLS; do
+	case $t in
+	seq | auto | jostle) ;;
+	stressng) command -v stress-ng >/dev/null || die "stress-ng is not installed" ;;
+	p[0-9]*) command -v golang-stress >/dev/null || die "golang-stress is not installed" ;;
+	*) die "unknown tool '$t'; expected seq, stressng, pN (golang-stress -p N), jostle or auto" ;;
+	esac
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/corpus.XXXXXX")
+# shellcheck source=bench/bglib.sh
+. bench/bglib.sh   # bg, stop_bg, the traps
+
+usnow() { echo "${EPOCHREALTIME/./}"; }   # microseconds, no fork
+
+# The shell loop of seq and stressng: one line "END_US STATUS" per run.
+# Started with setsid; ends itself at FIRST failure when FIRST=1.
+runloop() { # OUTFILE FIRST BIN ARGS...
+	local out=$1 first=$2 rc
+	shift 2
+	while :; do
+		timeout -k 1 "$RT" "$@" > /dev/null 2>&1
+		rc=$?
+		echo "$(usnow) $rc" >> "$out"
+		[ "$first" = 1 ] && [ "$rc" != 0 ] && break
+	done
+}
+
+# wait_bg DEADLINE_US FIRST CHECK: until the deadline, or (FIRST=1) until
+# CHECK (a function) says a failure happened or the background tool ended.
+wait_bg() {
+	local deadline=$1 first=$2 check=$3
+	while [ "$(usnow)" -lt "$deadline" ]; do
+		if [ "$first" = 1 ]; then
+			$check && break
+			kill -0 "$bg" 2>/dev/null || break
+		fi
+		sleep 0.05
+	done
+}
+
+loop_failed() { awk '$2 != 0 { f = 1 } END { exit !f }' "$tmp/loop.out" 2>/dev/null; }
+
+# Each cell prints "runs fails ttff_s elapsed_s extra" (ttff -1: none).
+cell_loop() { # SECS FIRST NOISE BIN ARGS...
+	local secs=$1 first=$2 noise=$3 t0 nz=
+	shift 3
+	rm -f "$tmp/loop.out"
+	: > "$tmp/loop.out"
+	if [ "$noise" = 1 ]; then
+		setsid stress-ng --cpu "$NCPU" --quiet > /dev/null 2>&1 &
+		nz=$!
+	fi
+	t0=$(usnow)
+	export -f runloop usnow
+	export RT
+	setsid bash -c 'runloop "$@"' runloop "$tmp/loop.out" "$first" "$@" &
+	bg=$!
+	wait_bg $((t0 + secs * 1000000)) "$first" loop_failed
+	stop_bg
+	if [ -n "$nz" ]; then
+		bg=$nz
+		stop_bg
+	fi
+	awk -v t0="$t0" -v lim="$secs" '{ t = ($1 - t0) / 1e6; if (t <= lim) { n++; if ($2 != 0) { f++; if (ttff == "") ttff = t } } }
+		END { printf "%d %d %s %s -\n", n, f, ttff == "" ? -1 : ttff, lim }' "$tmp/loop.out"
+}
+
+gs_failed() { compgen -G "$tmp/gsf-*" > /dev/null; }
+
+cell_gstress() { # P SECS FIRST BIN ARGS...
+	local p=$1 secs=$2 first=$3 t0 runs
+	shift 3
+	rm -f "$tmp"/gsf-* "$tmp/gs.out"
+	t0=$(usnow)
+	setsid golang-stress -p "$p" -timeout "${RT}s" -o "$tmp/gsf-" "$@" > "$tmp/gs.out" 2>&1 &
+	bg=$!
+	wait_bg $((t0 + secs * 1000000)) "$first" gs_failed
+	stop_bg
+	# runs: its last "N runs so far, M failures" line (every 5 s, so a
+	# lower bound); failures: one file each, counted by time of writing
+	runs=$(grep -ao '[0-9]* runs so far' "$tmp/gs.out" | tail -1 | cut -d' ' -f1)
+	for f in "$tmp"/gsf-*; do
+		[ -e "$f" ] && stat -c '%.6Y' "$f"
+	done | awk -v t0="$t0" -v lim="$secs" -v runs="${runs:-0}" '{ t = $1 - t0 / 1e6; if (t <= lim) { f++; if (ttff == "" || t < ttff) ttff = t } }
+		END { printf "%d %d %s %s -\n", (runs > f ? runs : f), f, ttff == "" ? -1 : ttff, lim }'
+}
+
+cell_jostle() { # SECS FIRST AUTO BIN ARGS...
+	local secs=$1 first=$2 auto=$3 d=$tmp/j
+	shift 3
+	rm -rf "$d"
+	local opts=(-q --no-report --time "${secs}s" --timeout "${RT}s" -o "$d")
+	[ "$first" = 1 ] && opts+=(--until first-failure)
+	[ "$auto" = 1 ] && opts+=(--chaos auto)
+	# its own session, as every other tool: with autogroup scheduling
+	# (kernel.sched_autogroup_enabled) the CPU is shared per session first
+	setsid "$JOSTLE" run "${opts[@]}" -- "$@" > /dev/null 2>&1 &
+	bg=$!
+	wait "$bg"
+	bg=
+	/usr/bin/python3 - "$d/runs.jsonl" "$secs" <<'PY'
+import json, sys
+path, lim = sys.argv[1], float(sys.argv[2])
+n = f = 0
+ttff = None
+arms = {}
+try:
+    lines = open(path).read().splitlines()
+except OSError:
+    lines = []
+for line in lines:
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if o.get("type") != "run":
+        continue
+    end = o.get("t", 0) + o.get("wall_s", 0)
+    if end > lim + 0.5:
+        continue
+    failed = o.get("outcome") in ("fail", "crash", "hang")
+    n += 1
+    arm = (o.get("config") or {}).get("arm", "-")
+    a = arms.setdefault(arm, [0, 0])
+    a[0] += 1
+    if failed:
+        f += 1
+        a[1] += 1
+        ttff = end if ttff is None else min(ttff, end)
+extra = ",".join("%s:%d/%d" % (k, v[1], v[0]) for k, v in sorted(arms.items(), key=lambda kv: -kv[1][1]))
+print(n, f, -1 if ttff is None else "%.3f" % ttff, lim, extra or "-")
+PY
+	rm -rf "$d"
+}
+
+cell() { # TOOL SECS FIRST BIN ARGS...
+	local tool=$1
+	shift
+	case $tool in
+	seq) cell_loop "$1" "$2" 0 "${@:3}" ;;
+	stressng) cell_loop "$1" "$2" 1 "${@:3}" ;;
+	p[0-9]*) cell_gstress "${tool#p}" "$@" ;;
+	jostle) cell_jostle "$1" "$2" 0 "${@:3}" ;;
+	auto) cell_jostle "$1" "$2" 1 "${@:3}" ;;
+	esac
+}
+
+# The selection: PROGRAMS names list entries (zoo:NAME, asan:drain_uaf).
+awk '$2 == "bug" || $2 == "zoo"' "$CB/list" > "$tmp/bugs"
+awk '$2 != "bug" && $2 != "zoo"' "$CB/list" > "$tmp/correct"
+if [ -n "${PROGRAMS:-}" ]; then
+	for s in bugs correct; do
+		: > "$tmp/$s.sel"
+		for p in $PROGRAMS; do
+			awk -v p="$p" '$1 == p || $1 == p "-fixed" || (p ~ /_bad$/ && $1 == substr(p, 1, length(p) - 4) "_ok") || (p ~ /_sat$/ && $1 == substr(p, 1, length(p) - 4) "_unsat")' "$tmp/$s" >> "$tmp/$s.sel"
+		done
+		mv "$tmp/$s.sel" "$tmp/$s"
+	done
+fi
+[ "$CORRECT" = 1 ] || : > "$tmp/correct"
+
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+: > "$tmp/cells"
+while read -r name kind bin args; do
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	for rep in $(seq "$REPS"); do
+		for tool in $TOOLS; do
+			echo "corpus: $name $tool rep $rep (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+			# shellcheck disable=SC2086
+			read -r runs fails ttff secs extra < <(cell "$tool" "$BUDGET" 0 "$bin" $args)
+			if [ "$fails" = 0 ] && [ "$CAP" -gt "$BUDGET" ]; then
+				# shellcheck disable=SC2086
+				read -r r2 f2 t2 s2 x2 < <(cell "$tool" $((CAP - BUDGET)) 1 "$bin" $args)
+				if [ "$f2" -gt 0 ]; then
+					ttff=$(awk -v a="$BUDGET" -v b="$t2" 'BEGIN { printf "%.3f", a + b }')
+				fi
+			fi
+			echo "$name $kind $tool $rep $runs $fails $ttff $secs $load $extra" >> "$tmp/cells"
+		done
+	done
+done < "$tmp/bugs"
+while read -r name kind bin args; do
+	echo "corpus: $name (correct) auto (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+	# shellcheck disable=SC2086
+	read -r runs fails ttff secs extra < <(cell auto "$BUDGET" 0 "$bin" $args)
+	echo "$name $kind auto 1 $runs $fails $ttff $secs $(cut -d' ' -f1 /proc/loadavg) $extra" >> "$tmp/cells"
+done < "$tmp/correct"
+finished=$(date -u '+%Y-%m-%d %H:%M UTC')
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+[ -n "${RAW:-}" ] && cp "$tmp/cells" "$RAW"
+
+echo "### corpus.sh: $started - $finished"
+echo
+echo "- machine: $NCPU CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), Linux $(uname -r), autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo '?') (every tool runs in its own session); load average $load0 at the start, $load1 at the end"
+echo "- jostle: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes')"
+echo "- command: \`BUDGET=$BUDGET CAP=$CAP REPS=$REPS RUN_TIMEOUT=$RT TOOLS=\"$TOOLS\"${PROGRAMS:+ PROGRAMS=\"$PROGRAMS\"} bash bench/corpus.sh\`"
+echo
+/usr/bin/python3 - "$tmp/cells" "$BUDGET" "$CAP" "$REPS" "$TOOLS" "$nbugs" <<'PY'
+import math, sys
+path, budget, cap, reps, tools, nbugs = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split(), int(sys.argv[6])
+cells = {}
+loads = {}
+kinds = {}
+order = []
+for line in open(path):
+    c = line.split()
+    if len(c) < 9:
+        continue
+    name, kind, tool = c[0], c[1], c[2]
+    runs, fails, ttff, secs, load = int(c[4]), int(c[5]), float(c[6]), float(c[7]), c[8]
+    extra = c[9] if len(c) > 9 else "-"
+    if name not in kinds:
+        order.append(name)
+    kinds[name] = kind
+    loads.setdefault(name, load)
+    cells.setdefault((name, tool), []).append((runs, fails, ttff, secs, extra))
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+def fpm(r):
+    return 60.0 * r[1] / r[3] if r[3] > 0 else 0.0
+
+def summary(name, tool):
+    rs = cells.get((name, tool))
+    if not rs:
+        return None
+    m = median([fpm(r) for r in rs])
+    f = median([r[1] for r in rs])
+    t = median([r[2] if r[2] >= 0 else math.inf for r in rs])
+    return {"fpm": m, "fails": f, "ttff": t, "found": t <= cap, "runs": median([r[0] for r in rs]),
+            "extra": rs[0][4]}
+
+peers = [t for t in tools if t not in ("auto", "jostle")]
+bugs = [n for n in order if kinds[n] in ("bug", "zoo")]
+floor = 60.0 / budget  # one failure in the budget, per minute
+print("Cells: failures per minute over the %g s budget (median of %d), and in brackets the median time to"
+      " first failure in s (\">%g\": none within %g s)." % (budget, reps, cap, cap))
+print("auto / best peer: median failures per minute, where a 0 (auto's or a peer's) counts as one failure in"
+      " the %g s budget (%.1f/min)." % (budget, floor))
+print()
+print("| program | load | " + " | ".join(tools) + " | best peer | auto / best peer |")
+print("| --- | ---: | " + " | ".join("---:" for _ in tools) + " | --- | ---: |")
+ratios = {"bug": [], "zoo": []}
+below = []
+found = {t: {"bug": 0, "zoo": 0} for t in tools}
+for n in bugs:
+    row = []
+    for t in tools:
+        s = summary(n, t)
+        if not s:
+            row.append("-")
+            continue
+        found[t][kinds[n]] += s["found"]
+        tt = ">%g" % cap if not s["found"] else "%.2f" % s["ttff"]
+        row.append("%.1f (%s)" % (s["fpm"], tt))
+    best, bs = None, None
+    for t in peers:
+        s = summary(n, t)
+        if s and (bs is None or s["fpm"] > bs["fpm"]):
+            best, bs = t, s
+    a = summary(n, "auto")
+    ratio = "-"
+    if a and bs:
+        r = max(a["fpm"], floor) / max(bs["fpm"], floor)
+        ratios[kinds[n]].append(r)
+        ratio = "%.2f" % r
+        if r < 0.8 and bs["fails"] >= 10:
+            below.append("%s (%.2fx of %s, which found %g)" % (n, r, best, bs["fails"]))
+    print("| %s | %s | %s | %s | %s |" % (n, loads[n], " | ".join(row), best or "-", ratio))
+print()
+gm = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+nb = sum(1 for n in bugs if kinds[n] == "bug")
+nz = sum(1 for n in bugs if kinds[n] == "zoo")
+print("| summary | " + " | ".join(tools) + " |")
+print("| --- | " + " | ".join("---:" for _ in tools) + " |")
+print("| corpus bugs found within %g s (of %d run; %d in the corpus) | %s |" % (
+    cap, nb, nbugs, " | ".join(str(found[t]["bug"]) for t in tools)))
+print("| zoo bugs found within %g s (of %d) | %s |" % (cap, nz, " | ".join(str(found[t]["zoo"]) for t in tools)))
+print()
+print("- geometric mean of auto / best peer: corpus %.2f (%d programs), zoo %.2f (%d), all %.2f (%d)" % (
+    gm(ratios["bug"]), len(ratios["bug"]), gm(ratios["zoo"]), len(ratios["zoo"]),
+    gm(ratios["bug"] + ratios["zoo"]), len(ratios["bug"]) + len(ratios["zoo"])))
+print("- programs where auto is below 0.8x of a best peer that found >= 10 failures: %s" % (
+    "; ".join(below) if below else "none"))
+if any(kinds[n] == "bug" and summary(n, "auto") for n in bugs):
+    missed = [n for n in bugs if summary(n, "auto") and not summary(n, "auto")["found"]]
+    print("- not found by auto within %g s: %s" % (cap, ", ".join(missed) if missed else "none"))
+    anyp = [n for n in missed if any((summary(n, t) or {}).get("found") for t in peers)]
+    if anyp:
+        print("- of those, found by a peer: %s" % ", ".join(anyp))
+print()
+print("Which arms of auto failed (first repetition, arm:failures/runs, most failures first):")
+print()
+print("| program | arms |")
+print("| --- | --- |")
+for n in bugs:
+    s = summary(n, "auto")
+    if s:
+        print("| %s | %s |" % (n, s["extra"].replace(",", ", ")[:300]))
+correct = [n for n in order if kinds[n] not in ("bug", "zoo")]
+if correct:
+    print()
+    print("Correct programs under auto, %g s each (twin: the corrected version of a corpus bug):" % budget)
+    print()
+    print("| program | kind | runs | failures |")
+    print("| --- | --- | ---: | ---: |")
+    tr = tf = 0
+    for n in correct:
+        for r in cells.get((n, "auto"), []):
+            tr += r[0]
+            tf += r[1]
+            print("| %s | %s | %d | %d |" % (n, kinds[n], r[0], r[1]))
+    print("| **all** | | %d | %d |" % (tr, tf))
+PY
