@@ -895,6 +895,8 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 		int rc = real_create(th, attr, thread_start, s);
 		if (rc)
 			free(s);
+		else
+			point();   /* the creator held up: the child runs first */
 		return rc;
 	}
 }
