@@ -141,11 +141,22 @@ static int name_width(const struct results *r, const size_t *idx, size_t n)
 	return (int)(w > 60 ? 60 : w);
 }
 
+/* A long test name keeps its end: the test's own name is there, and the
+ * start (the path from pytest's rootdir, which moves with the working
+ * directory) is what tells tests apart least. */
 static void name_cell(struct dbuf *out, const char *name, int width)
 {
-	size_t mark = out->len;
+	size_t mark = out->len, len = strlen(name);
 	dbuf_adds(out, "    ");
-	add_clean(out, name, (size_t)width);
+	if (len > (size_t)width) {
+		const char *tail = name + len - ((size_t)width - 3);
+		while ((*tail & 0xC0) == 0x80) /* not in the middle of a UTF-8 character */
+			tail++;
+		dbuf_adds(out, "...");
+		escape_text(out, tail, strlen(tail));
+	} else {
+		escape_text(out, name, len);
+	}
 	size_t used = out->len - mark - 4;
 	dbuf_addf(out, "%*s", (int)(used < (size_t)width ? (size_t)width - used : 0), "");
 }

@@ -134,5 +134,17 @@ int main(void)
 	CHECK(results_next_line(f, &line, &cap, &cut) == -1);
 	free(line);
 	fclose(f);
+
+	/* a test name longer than the column keeps its end (the test's own name) */
+	struct results_test lt = { .runs = 50, .fails = 10, .first_fail = 3, .last_fail = 48 };
+	lt.name = "a.rootdir.that.moves.with.the.working.directory.tests.fixtures.suite."
+		  "test_flaky_handshake";
+	size_t order = 0;
+	struct results rt = { .tests = &lt, .tests_nr = 1, .test_order = &order };
+	struct dbuf tb;
+	dbuf_init(&tb, 1 << 16);
+	report_text_tests(&tb, &rt, 10, false);
+	CHECK(strstr(dbuf_str(&tb), "  ...rking.directory.tests.fixtures.suite.test_flaky_handshake   10/50 ") != NULL);
+	dbuf_release(&tb);
 	return tap_done();
 }
