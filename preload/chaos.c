@@ -23,6 +23,10 @@
  *                        thread, not per process: threads are held up side by
  *                        side, and a program of a hundred threads would spend
  *                        a process's budget in its first thread starts)
+ *   JOSTLE_CHAOS_STEP    "1": `--chaos step`, holds threads up before single
+ *                        instructions ("instruction steps" below; x86-64)
+ *   JOSTLE_CHAOS_STEPS   with it: the most instructions a thread is stepped
+ *                        through (default 100000)
  *   JOSTLE_SEED          the run's seed (0x-prefixed hex or decimal)
  *   JOSTLE_CHAOS_STATS   if set, a file to which each process appends one line
  *                        "jostle-chaos: pid P: N calls interposed, D delays"
@@ -74,6 +78,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +86,13 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "util/rng.h"
 #include "util/sitemask.h"
 #include "util/sitetable.h"
+#include "util/x86access.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -107,6 +114,9 @@ struct tstate {
 	uint64_t spent_ns; /* time spent perturbing (with a budget) */
 	int inited;
 	int busy;         /* inside the library: nested calls pass through */
+	int stepping;     /* --chaos step: this thread runs one instruction at a time */
+	int step_decided; /* step_begin ran */
+	uint64_t steps;   /* instructions stepped */
 };
 
 static TLS struct tstate ts;
@@ -118,6 +128,7 @@ static uint64_t g_calls;          /* atomic */
 static uint64_t g_delays;         /* atomic */
 static uint64_t g_budget_ns;      /* per thread; 0: no limit */
 static uint64_t g_next_ordinal;   /* atomic */
+static int g_step;                /* JOSTLE_CHAOS_STEP: the step perturbation on */
 static int g_resolved;            /* atomic */
 static char g_stats_path[512];
 
@@ -140,6 +151,8 @@ static int (*real_sched_yield)(void);
 static int (*real_nanosleep)(const struct timespec *, struct timespec *);
 static int (*real_usleep)(useconds_t);
 static int (*real_clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static sighandler_t (*real_signal)(int, sighandler_t);
 
 static void *sym(const char *name)
 {
@@ -174,6 +187,8 @@ static void resolve_all(void)
 	SET(real_nanosleep, sym("nanosleep"));
 	SET(real_usleep, sym("usleep"));
 	SET(real_clock_nanosleep, sym("clock_nanosleep"));
+	SET(real_sigaction, sym("sigaction"));
+	SET(real_signal, sym("signal"));
 	__atomic_store_n(&g_resolved, 1, __ATOMIC_RELEASE);
 }
 
@@ -664,6 +679,307 @@ static void sites_after_fork(void)
 
 /* ---- end of call sites ------------------------------------------------ */
 
+/* ---- instruction steps (`--chaos step`) -------------------------------- */
+
+/*
+ * The delays at pthread calls cannot reach a race between plain memory
+ * accesses (`a = 1; b = -1;` read half-done by another thread, a counter
+ * incremented under two different locks): no call sits inside the window.
+ * The step perturbation reaches it on the unmodified binary, in the spirit
+ * of PCT (Burckhardt et al., ASPLOS 2010) without a controlled scheduler:
+ * each thread runs with the x86 trap flag set, so the kernel sends it
+ * SIGTRAP after every instruction, and before an instruction of the
+ * program's own code that touches shared memory (util/x86access.h) the
+ * handler holds it up with the run's probability (log-uniform, 1/1000 to
+ * 1: a thread of ten instructions and one of a million both get a few
+ * change points) for 20 us to JOSTLE_CHAOS_MAX_US, out of the thread's
+ * JOSTLE_CHAOS_BUDGET_US; meanwhile the others go through the window. New
+ * threads start after a random share of that delay (a random order, as
+ * PCT's priorities give).
+ *
+ * Costs and bounds: a step is a signal (2-11 us here), so a thread stops
+ * stepping after JOSTLE_CHAOS_STEPS instructions (default 100000) or once
+ * its delay budget is spent. Only code outside the system's library
+ * folders is the program's own: libc's internals are stepped through, never
+ * held up in. x86-64 only (elsewhere the setting does nothing).
+ *
+ * What the program sees is unchanged: a SIGTRAP handler of its own is kept
+ * and called for every trap that is not a step (sigaction and signal are
+ * answered from that record), and a thread that blocks SIGTRAP stops
+ * stepping first (a blocked trap would kill the process).
+ */
+#if defined(__x86_64__)
+#define STEP_TF 0x100ULL
+#define STEP_RANGES 32
+
+static uint64_t g_step_max = 100000;   /* instructions per thread */
+static uint64_t g_step_threshold;      /* hold up at a shared access when rng < this */
+static int g_step_main;                /* the first thread is stepped too */
+static uintptr_t g_code_lo[STEP_RANGES], g_code_hi[STEP_RANGES];
+static int g_code_nr;
+static struct sigaction g_user_trap;   /* the program's own SIGTRAP action */
+static int g_user_trap_set;
+
+static void tf_set(void)
+{
+	__asm__ __volatile__("pushfq; orq $0x100, (%%rsp); popfq" ::: "memory", "cc");
+}
+
+static void tf_clear(void)
+{
+	__asm__ __volatile__("pushfq; andq $~0x100, (%%rsp); popfq" ::: "memory", "cc");
+}
+
+static int own_code(uintptr_t pc)
+{
+	for (int i = 0; i < g_code_nr; i++)
+		if (pc >= g_code_lo[i] && pc < g_code_hi[i])
+			return 1;
+	return 0;
+}
+
+/* Pass a trap that is not ours to the program's action, as the kernel
+ * would have. */
+static void trap_forward(int sig, siginfo_t *si, void *uc)
+{
+	if (!g_user_trap_set || g_user_trap.sa_handler == SIG_DFL) {
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof(dfl));
+		dfl.sa_handler = SIG_DFL;
+		real_sigaction(SIGTRAP, &dfl, NULL);
+		raise(SIGTRAP);
+		return;
+	}
+	if (g_user_trap.sa_handler == SIG_IGN)
+		return;
+	if (g_user_trap.sa_flags & SA_SIGINFO)
+		g_user_trap.sa_sigaction(sig, si, uc);
+	else
+		g_user_trap.sa_handler(sig);
+}
+
+/*
+ * Whether the next instruction is a system call that blocks SIGTRAP: a
+ * trap while it is blocked kills the process, so the thread stops stepping
+ * first. Seen at the syscall itself, it covers every way in: the program's
+ * sigprocmask, and libc's own (pthread_create and posix_spawn block all
+ * signals around clone).
+ */
+static int blocks_trap(const ucontext_t *uc, const unsigned char *pc)
+{
+	const greg_t *g = uc->uc_mcontext.gregs;
+	const uint64_t *set = (const uint64_t *)g[REG_RSI];
+
+	return pc[0] == 0x0f && pc[1] == 0x05 && g[REG_RAX] == SYS_rt_sigprocmask &&
+	       g[REG_RDI] != SIG_UNBLOCK && set && (*set & (1ULL << (SIGTRAP - 1)));
+}
+
+static void step_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct tstate *t = &ts;
+	uintptr_t pc;
+
+	if (si->si_code != TRAP_TRACE) {
+		trap_forward(sig, si, ucv);
+		return;
+	}
+	/* not stepping: the flag came with a clone() made while stepping */
+	if (!t->stepping || ++t->steps > g_step_max || (g_budget_ns && t->spent_ns >= g_budget_ns)) {
+		t->stepping = 0;
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)STEP_TF;
+		return;
+	}
+	pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	if (blocks_trap(uc, (const unsigned char *)pc)) {
+		t->stepping = 0;
+		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)STEP_TF;
+		return;
+	}
+	if (t->busy || !own_code(pc) || !x86_shared_access((const unsigned char *)pc) ||
+	    rng_splitmix64(&t->rng) >= g_step_threshold)
+		return;
+	{
+		uint64_t ns = 20000 + rng_splitmix64(&t->rng) % (g_max_ns ? g_max_ns : 1);
+		int saved = errno;
+		raw_sleep_ns(ns);
+		t->spent_ns += ns;
+		t->delays++;
+		__atomic_fetch_add(&g_delays, 1, __ATOMIC_RELAXED);
+		errno = saved;
+	}
+}
+
+/* The program's own code: every executable segment of an object outside
+ * the system's library folders, and not of jostle's preload libraries. */
+static int code_range(struct dl_phdr_info *info, size_t size, void *unused)
+{
+	const char *n = info->dlpi_name, *base = strrchr(n, '/');
+
+	(void)size;
+	(void)unused;
+	if (!strncmp(n, "/lib/", 5) || !strncmp(n, "/lib64/", 7) || !strncmp(n, "/usr/lib/", 9) ||
+	    !strncmp(n, "/usr/lib64/", 11) || strstr(n, "linux-vdso") ||
+	    !strncmp(base ? base + 1 : n, "libjostle-", 10))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && g_code_nr < STEP_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			g_code_lo[g_code_nr] = info->dlpi_addr + ph->p_vaddr;
+			g_code_hi[g_code_nr] = g_code_lo[g_code_nr] + ph->p_memsz;
+			g_code_nr++;
+		}
+	}
+	return 0;
+}
+
+static void step_init(void)
+{
+	const char *v = getenv("JOSTLE_CHAOS_STEP");
+	struct sigaction sa;
+	uint64_t s;
+	int ok;
+
+	if (!v || strcmp(v, "1") != 0)
+		return;
+	v = getenv("JOSTLE_CHAOS_STEPS");
+	if (v) {
+		uint64_t n = parse_u64(v, &ok);
+		if (ok)
+			g_step_max = n;
+	}
+	/* per run: a log-uniform probability of a hold-up at each shared
+	 * access, 1/1000 to 1 (2^-u, u uniform in [0, 10), linear between
+	 * powers of two), so a run of a ten-instruction thread and one of a
+	 * million-instruction thread both see a few */
+	s = g_seed ^ 0x73746570ULL;
+	{
+		double u = 9.966 * rng_unit(&s), f;
+		int k = (int)u;
+		f = u - k;
+		g_step_threshold = (UINT64_MAX >> k) - (uint64_t)((double)(UINT64_MAX >> (k + 1)) * f);
+	}
+	g_step_main = rng_splitmix64(&s) & 1;
+	dl_iterate_phdr(code_range, NULL);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = step_trap;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (real_sigaction(SIGTRAP, &sa, &g_user_trap) == 0) {
+		g_user_trap_set = g_user_trap.sa_handler != SIG_DFL;
+		g_step = 1;
+	}
+}
+
+/* Step thread t (again), unless SIGTRAP is blocked in it. */
+static void step_resume(struct tstate *t)
+{
+	sigset_t cur;
+
+	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGTRAP))
+		return;
+	t->stepping = 1;
+	tf_set();
+}
+
+/*
+ * Start stepping thread t. A new thread first waits a random share of the
+ * longest delay: threads then start in a random order, as PCT's random
+ * priorities run them (the last of ten setters may run before the checker
+ * created after it). The first thread is stepped, from its first
+ * pthread_create on, in half the runs: holding it up makes the race of a
+ * program whose main thread takes part, and hides one whose main thread
+ * only creates the others.
+ */
+static void step_begin(struct tstate *t)
+{
+	if (!g_step || t->step_decided)
+		return;
+	t->step_decided = 1;
+	if (t->ordinal) {
+		uint64_t ns = (uint64_t)(rng_unit(&t->rng) * (double)g_max_ns);
+		raw_sleep_ns(ns);
+		t->spent_ns += ns;
+	} else if (!g_step_main) {
+		return;
+	}
+	t->steps = 0;
+	step_resume(t);
+}
+
+static void step_end(struct tstate *t)
+{
+	if (t->stepping) {
+		t->stepping = 0;
+		tf_clear();
+	}
+}
+
+EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (!__atomic_load_n(&real_sigaction, __ATOMIC_ACQUIRE) && !ensure_resolved()) {
+		errno = ENOSYS; /* only from inside dlsym, in our constructor: never seen */
+		return -1;
+	}
+	if (sig != SIGTRAP || !g_step)
+		return real_sigaction(sig, act, old);
+	/* the program's SIGTRAP action is kept here, and called by step_trap */
+	if (old) {
+		if (g_user_trap_set) {
+			*old = g_user_trap;
+		} else {
+			memset(old, 0, sizeof(*old));
+			old->sa_handler = SIG_DFL;
+		}
+	}
+	if (act) {
+		g_user_trap = *act;
+		g_user_trap_set = 1;
+	}
+	return 0;
+}
+
+EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	struct sigaction sa, old;
+
+	if (sig != SIGTRAP || !g_step) {
+		if (!__atomic_load_n(&real_signal, __ATOMIC_ACQUIRE) && !ensure_resolved())
+			return SIG_ERR;
+		return real_signal(sig, handler);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+#else
+static void step_init(void)
+{
+}
+
+static void step_resume(struct tstate *t)
+{
+	(void)t;
+}
+
+static void step_begin(struct tstate *t)
+{
+	(void)t;
+}
+
+static void step_end(struct tstate *t)
+{
+	(void)t;
+}
+#endif
+
+/* ---- end of instruction steps ------------------------------------------ */
+
 /*
  * The hot path, entered by every wrapper: count the call and, with the
  * configured probability, perturb. Returns 0 when the caller must pass the
@@ -865,7 +1181,9 @@ static void *thread_start(void *p)
 		ts.busy = 0;
 	}
 	pthread_cleanup_push(thread_end, NULL);
+	step_begin(&ts);
 	ret = s.fn(s.arg);
+	step_end(&ts);
 	pthread_cleanup_pop(1);
 	return ret;
 }
@@ -892,11 +1210,20 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 	s->delay = delay;
 	s->ordinal = __atomic_fetch_add(&g_next_ordinal, 1, __ATOMIC_RELAXED);
 	{
-		int rc = real_create(th, attr, thread_start, s);
-		if (rc)
+		int was = ts.stepping, rc;
+
+		/* libc blocks every signal around clone: a stepped creator stops
+		 * stepping there, and goes on afterwards */
+		step_end(&ts);
+		rc = real_create(th, attr, thread_start, s);
+		if (was)
+			step_resume(&ts);
+		if (rc) {
 			free(s);
-		else
+		} else {
 			point();   /* the creator held up: the child runs first */
+			step_begin(&ts); /* the first thread, once it has company */
+		}
 		return rc;
 	}
 }
@@ -965,6 +1292,7 @@ __attribute__((constructor)) static void chaos_init(void)
 		memcpy(g_stats_path, v, strlen(v) + 1);
 	sites_init();
 	resolve_all();
+	step_init();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	ts.busy = 0;
 	self();

@@ -24,18 +24,20 @@
 
 static const char *const mode_names[] = {
 	[CHAOS_NONE] = "none", [CHAOS_THREADS] = "threads", [CHAOS_SYNC] = "sync",
-	[CHAOS_ALL] = "all", [CHAOS_AUTO] = "auto",
+	[CHAOS_ALL] = "all", [CHAOS_AUTO] = "auto", [CHAOS_STEP] = "step",
 };
+
+#define NMODES (int)(sizeof(mode_names) / sizeof(mode_names[0]))
 
 const char *chaos_mode_name(enum chaos_mode m)
 {
-	return (unsigned)m <= CHAOS_AUTO ? mode_names[m] : "?";
+	return (int)m >= 0 && (int)m < NMODES && mode_names[m] ? mode_names[m] : "?";
 }
 
 int chaos_mode_parse(const char *s, enum chaos_mode *out)
 {
-	for (int m = CHAOS_NONE; m <= CHAOS_AUTO; m++) {
-		if (!strcmp(s, mode_names[m])) {
+	for (int m = CHAOS_NONE; m < NMODES; m++) {
+		if (mode_names[m] && !strcmp(s, mode_names[m])) {
 			*out = (enum chaos_mode)m;
 			return 0;
 		}
@@ -241,7 +243,7 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 	*max_us = maxes[intensity];
 }
 
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us)
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, bool step)
 {
 	char buf[64];
 
@@ -252,6 +254,8 @@ void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us
 	strvec_setenv(env, "JOSTLE_CHAOS_MAX_US", buf);
 	snprintf(buf, sizeof(buf), "%d", budget_us > 0 ? budget_us : 0);
 	strvec_setenv(env, "JOSTLE_CHAOS_BUDGET_US", buf);
+	if (step)
+		strvec_setenv(env, "JOSTLE_CHAOS_STEP", "1");
 }
 
 char *chaos_find_lib(void)

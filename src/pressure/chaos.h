@@ -43,9 +43,11 @@ enum chaos_mode {
 	CHAOS_SYNC = 2,
 	CHAOS_ALL = 3,     /* THREADS | SYNC */
 	CHAOS_AUTO = 4,    /* the portfolio chooses per run */
+	CHAOS_STEP_BIT = 8,
+	CHAOS_STEP = 10,   /* SYNC's preload, its instruction steps on (x86-64) */
 };
 
-/* "none" ... "auto"; chaos_mode_parse returns 0 or -EINVAL. */
+/* "none" ... "auto", "step"; chaos_mode_parse returns 0 or -EINVAL. */
 const char *chaos_mode_name(enum chaos_mode m);
 int chaos_mode_parse(const char *s, enum chaos_mode *out);
 
@@ -95,7 +97,7 @@ void chaos_tick(struct chaos_run *c, int64_t now_ns);
  * delays; 0: no limit), and let an ASan-built
  * program accept a preload ahead of its runtime.
  */
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us);
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, bool step);
 
 /*
  * Where libjostle-chaos.so is: $JOSTLE_CHAOS_LIB, else next to the jostle
@@ -105,5 +107,13 @@ char *chaos_find_lib(void);
 
 /* The preload probability and maximum delay of an intensity level 0..2. */
 void chaos_sync_level(int intensity, double *prob, int *max_us);
+
+/*
+ * `--chaos step`: no delays at pthread calls (probability 0), hold-ups of
+ * up to 5 ms before shared accesses, 20 ms of them per thread (the
+ * library's JOSTLE_CHAOS_STEP, preload/chaos.c says why those figures).
+ */
+#define CHAOS_STEP_MAX_US 5000
+#define CHAOS_STEP_BUDGET_US 20000
 
 #endif

@@ -48,6 +48,7 @@ static const struct perturb perturbs[] = {
 		       .sync_budget_us = 20000 } },
 	{ "jitter", { .jitter = true } },
 	{ "noise", { .noise = true } },
+	{ "step", { .chaos = CHAOS_STEP, .intensity = 2 } },
 };
 
 #define NLOADS (int)(sizeof(loads) / sizeof(loads[0]))
@@ -56,14 +57,14 @@ static const struct perturb perturbs[] = {
 /*
  * The first round, before any failure: every load and every perturbation
  * within the first stints, the likeliest first: plain (a bug that fails
- * natively fails at once), heavy sync chaos (what fails programs that
- * never fail natively: 15 of the 35 SCTBench programs), a crowd (what the
+ * natively fails at once), heavy sync chaos and steps (what fails programs
+ * that never fail natively: 15 of the 35 SCTBench programs), a crowd (what the
  * seeds' reports had in common), then the others. An arm missing from the
  * portfolio (no crowd at -j 1 ...) is skipped.
  */
 static const char *const first_round[] = {
-	"plain", "sync-hi", "crowd", "crowd-sync", "1cpu-sync-hi", "crowd-threads", "serial",
-	"crowd-1cpu", "jitter", "noise", "serial-sync-hi", "1cpu-threads", "crowd-sync-hi",
+	"plain", "sync-hi", "step", "crowd", "crowd-sync", "1cpu-sync-hi", "crowd-threads", "serial",
+	"crowd-1cpu", "jitter", "noise", "serial-sync-hi", "1cpu-threads", "crowd-sync-hi", "serial-step",
 };
 
 static double normal(uint64_t *rng)

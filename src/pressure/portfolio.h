@@ -11,7 +11,9 @@
  *   perturb:  what is done to each run: nothing, thread chaos ("threads"),
  *             light or heavy sync chaos ("sync", "sync-hi": the preload
  *             library's delays; the heavy one with a bounded total delay per
- *             run), the jitter preempters or the noise hogs.
+ *             run), the jitter preempters, the noise hogs, or "step"
+ *             (holds-ups before single instructions that touch shared
+ *             memory: races with no pthread call in the window).
  * The arm's name joins them ("crowd-sync-hi", "serial", "plain").
  *
  * The choice is Thompson sampling on each arm's failures per second of
@@ -28,8 +30,9 @@
  * what the best arm needs for a few failures, whatever the budget (plus one
  * stint for an arm never tried, given now and then). Until the first
  * failure every arm gets one stint, in an order that reaches every value
- * of both dimensions within the first stints (heavy sync chaos second: it
- * is what fails programs that never fail natively; the rest seeded), then
+ * of both dimensions within the first stints (heavy sync chaos second and
+ * steps third: they are what fails programs that never fail natively; the
+ * rest seeded), then
  * the least explored arm goes first.
  *
  * Runs are given to arms in stints of one round of the arm's concurrency

@@ -65,7 +65,7 @@ int pressure_option(struct pressure_opts *po, const char *name, const char *val,
 	}
 	if (!strcmp(name, "chaos")) {
 		if (chaos_mode_parse(val, &po->chaos) < 0) {
-			snprintf(why, whylen, "--chaos '%.100s' is not a chaos mode; expected none, threads, sync, all or auto", val);
+			snprintf(why, whylen, "--chaos '%.100s' is not a chaos mode; expected none, threads, sync, step, all or auto", val);
 			return -EINVAL;
 		}
 		po->chaos_set = true;
@@ -586,13 +586,20 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 		for (char *const *e = envp; *e; e++)
 			strvec_push(&r->env, *e);
 		if (c->chaos & CHAOS_SYNC) {
+			bool step = (c->chaos & CHAOS_STEP_BIT) != 0;
 			chaos_sync_level(c->intensity, &r->prob, &r->max_us);
+			if (step) {
+				r->prob = 0;
+				r->max_us = CHAOS_STEP_MAX_US;
+				r->budget_us = CHAOS_STEP_BUDGET_US;
+			}
 			if (c->sync_prob > 0)
 				r->prob = c->sync_prob;
 			if (c->sync_max_us > 0)
 				r->max_us = c->sync_max_us;
-			r->budget_us = c->sync_budget_us;
-			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us);
+			if (c->sync_budget_us > 0 || !step)
+				r->budget_us = c->sync_budget_us;
+			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us, step);
 			run_sites(p, r, *seed);
 		}
 		if (same_run) {

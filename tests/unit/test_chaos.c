@@ -16,20 +16,25 @@ int main(void)
 	CHECK(chaos_mode_parse("sync", &m) == 0 && m == CHAOS_SYNC);
 	CHECK(chaos_mode_parse("auto", &m) == 0 && m == CHAOS_AUTO);
 	CHECK(chaos_mode_parse("all", &m) == 0 && m == (CHAOS_THREADS | CHAOS_SYNC));
+	CHECK(chaos_mode_parse("step", &m) == 0 && m == CHAOS_STEP && (m & CHAOS_SYNC));
+	CHECK_STR(chaos_mode_name(CHAOS_STEP), "step");
+	CHECK_STR(chaos_mode_name((enum chaos_mode)7), "?");
 	CHECK(chaos_mode_parse("bogus", &m) == -EINVAL);
 	CHECK_STR(chaos_mode_name(CHAOS_THREADS), "threads");
 
 	strvec_setenv(&env, "LD_PRELOAD", "/usr/lib/libuser.so");
 	strvec_setenv(&env, "ASAN_OPTIONS", "detect_leaks=0");
-	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200, 0);
+	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200, 0, false);
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/libjostle-chaos.so:/usr/lib/libuser.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "detect_leaks=0:verify_asan_link_order=0");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_PROB"), "0.05");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_MAX_US"), "200");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "0");
+	CHECK(strvec_getenv(&env, "JOSTLE_CHAOS_STEP") == NULL);
 	strvec_release(&env);
-	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000, 20000);
+	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000, 20000, true);
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "20000");
+	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_STEP"), "1");
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/lib.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "verify_asan_link_order=0");
 	strvec_release(&env);

@@ -61,9 +61,11 @@ int main(void)
 	uint64_t rng = 7;
 	double sum = 0;
 
-	/* two dimensions: 3 loads (no room to crowd) x 6 perturbations */
+	/* two dimensions: 3 loads (no room to crowd) x 7 perturbations */
 	portfolio_init_auto(&p, 1, 2, 2, 2, 2, &none);
-	CHECK(p.n == 18 && p.nload == 3 && p.nperturb == 6);
+	CHECK(p.n == 21 && p.nload == 3 && p.nperturb == 7);
+	CHECK(find(&p, "step") >= 0 && p.arm[find(&p, "step")].cfg.chaos == CHAOS_STEP);
+	CHECK(find(&p, "serial-step") >= 0 && p.arm[find(&p, "serial-step")].cfg.jobs == 1);
 	CHECK(find(&p, "jitter") >= 0 && p.arm[find(&p, "jitter")].cfg.jitter);
 	CHECK(find(&p, "plain") == 0);
 	CHECK(find(&p, "1cpu") >= 0 && p.arm[find(&p, "1cpu")].cfg.ncpus == 1);
@@ -76,17 +78,18 @@ int main(void)
 	CHECK(p.arm[0].cfg.jobs == 2 && p.arm[find(&p, "serial")].cfg.jobs == 1);
 	/* room for more runs at once: the crowd loads take all of it */
 	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
-	CHECK(q.n == 30 && find(&q, "crowd-jitter") >= 0 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
+	CHECK(q.n == 35 && find(&q, "crowd-jitter") >= 0 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
 	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 2) == 8);
 	CHECK(q.arm[find(&q, "crowd-threads")].cfg.jobs == 8 &&
 	      q.arm[find(&q, "crowd-threads")].cfg.chaos == CHAOS_THREADS);
 	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.ncpus == 1);
 	CHECK(q.arm[find(&q, "crowd-1cpu-sync-hi")].cfg.ncpus == 1 &&
 	      q.arm[find(&q, "crowd-1cpu-sync-hi")].cfg.chaos == CHAOS_SYNC);
-	/* the first round: plain, heavy sync chaos, a crowd, then every other
-	 * load and perturbation */
+	/* the first round: plain, heavy sync chaos, steps, a crowd, then every
+	 * other load and perturbation */
 	CHECK(portfolio_pick(&q) == 0);
 	CHECK(portfolio_pick(&q) == find(&q, "sync-hi"));
+	CHECK(portfolio_pick(&q) == find(&q, "step"));
 	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
 	CHECK(portfolio_pick(&q) == find(&q, "crowd-sync"));
 	CHECK(portfolio_pick(&q) == find(&q, "1cpu-sync-hi"));

@@ -136,9 +136,10 @@ int main(void)
 	fclose(f);
 
 	/* a test name longer than the column keeps its end (the test's own name) */
+	char lname[] = "a.rootdir.that.moves.with.the.working.directory.tests.fixtures.suite."
+		       "test_flaky_handshake";
 	struct results_test lt = { .runs = 50, .fails = 10, .first_fail = 3, .last_fail = 48 };
-	lt.name = "a.rootdir.that.moves.with.the.working.directory.tests.fixtures.suite."
-		  "test_flaky_handshake";
+	lt.name = lname;
 	size_t order = 0;
 	struct results rt = { .tests = &lt, .tests_nr = 1, .test_order = &order };
 	struct dbuf tb;
