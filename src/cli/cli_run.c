@@ -104,13 +104,12 @@ static int tests_opt(void *ctx, const char *name, const char *arg)
 	return 0;
 }
 
-/* Checked with every other option, before anything is created (issue 19). */
+/* Checked with -j resolved, before anything is created (issue 19). */
 static int tests_check(void *ctx, struct runopt *p)
 {
 	(void)ctx;
 	char why[768];
-	unsigned jobs = p->o.jobs ? p->o.jobs : 2;   /* the default -j: more than one on any machine we run */
-	if (runtests_check(&p->o.tests, p->o.argv, jobs, why, sizeof(why)) < 0)
+	if (runtests_check(&p->o.tests, p->o.argv, p->o.jobs, why, sizeof(why)) < 0)
 		return cli_usage_error(NULL, "%s", why);
 	return 0;
 }
@@ -127,7 +126,7 @@ int cmd_run(int argc, char **argv)
 	const struct runopt_cmd cmd = {
 		.name = "run", .synopsis = "jostle run [options] -- COMMAND [ARG...]",
 		.usage = usage_text, .own = own, .shard_env = true,
-		.own_opt = tests_opt, .check = tests_check, .ctx = &p,
+		.own_opt = tests_opt, .final_check = tests_check, .ctx = &p,
 	};
 	bool done;
 	int rc = runopt_args(&p, &cmd, argc, argv, &done);

@@ -438,6 +438,21 @@ void runopt_release(struct runopt *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Whether arg is "--NAME=VALUE" for an option NAME that takes no value
+ * (getopt reports it as unknown). */
+static bool takes_no_value(const struct option *opts, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (strncmp(arg, "--", 2) != 0 || !eq)
+		return false;
+	for (; opts->name; opts++)
+		if (opts->has_arg == no_argument && strlen(opts->name) == (size_t)(eq - arg - 2) &&
+		    !strncmp(opts->name, arg + 2, (size_t)(eq - arg - 2)))
+			return true;
+	return false;
+}
+
 int runopt_args(struct runopt *p, const struct runopt_cmd *cmd, int argc, char **argv, bool *done)
 {
 	struct option *opts = runopt_table(cmd->own);
@@ -460,6 +475,9 @@ int runopt_args(struct runopt *p, const struct runopt_cmd *cmd, int argc, char *
 			rc = cli_usage_error(cmd->name, "option '%s' needs a value", argv[optind - 1]);
 		} else if (c >= RUNOPT_CODE_END && li >= 0 && cmd->own_opt) {
 			rc = cmd->own_opt(cmd->ctx, opts[li].name, optarg);
+		} else if (takes_no_value(opts, argv[optind - 1])) {
+			rc = cli_usage_error(cmd->name, "option '%.*s' takes no value", (int)strcspn(argv[optind - 1], "="),
+					     argv[optind - 1]);
 		} else {
 			rc = cli_usage_error(cmd->name, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -473,6 +491,8 @@ int runopt_args(struct runopt *p, const struct runopt_cmd *cmd, int argc, char *
 		rc = cmd->check(cmd->ctx, p);
 	if (rc == 0)
 		rc = runopt_finish(p);
+	if (rc == 0 && cmd->final_check)
+		rc = cmd->final_check(cmd->ctx, p);
 	if (rc == 0)
 		rc = runopt_prepare_out(p);
 	if (rc) {

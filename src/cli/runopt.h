@@ -89,7 +89,8 @@ void runopt_release(struct runopt *p);
  * `localize`): everything above in one call. own lists its options (codes
  * >= RUNOPT_CODE_END, handed to own_opt; 'h' is --help, printing usage);
  * check, when not NULL, sees the options after the command is resolved and
- * before runopt_finish() (--replay, jobs, seed). Returns 0 with *done false
+ * before runopt_finish() (--replay, jobs, seed); final_check after it (-j
+ * as it will be), before the results folder is made. Returns 0 with *done false
  * when p->o is complete (out_dir made); otherwise *done is true, p is
  * released and the return value is the exit status (EXIT_OK after --help).
  */
@@ -100,6 +101,9 @@ struct runopt_cmd {
 	const struct option *own;
 	int (*own_opt)(void *ctx, const char *name, const char *arg);
 	int (*check)(void *ctx, struct runopt *p);
+	/* after the options are resolved (-j as it will be), before the
+	 * results folder exists: checks that need the final values */
+	int (*final_check)(void *ctx, struct runopt *p);
 	void *ctx;
 	bool shard_env;        /* runopt.shard_env: JOSTLE_SHARD without --shard */
 };

@@ -25,6 +25,8 @@ bad "--until failures:0" "until 'failures:0'" run --until failures:0 -- "$F"
 bad "bad --seed" "seed 'x1'" run --seed x1 -- "$F"
 bad "bad --head" "head '12Q'" run --head 12Q -- "$F"
 bad "unknown option" "unknown option '--frobnicate'" run --frobnicate -- "$F"
+bad "a value for a flag" "option '--timeout-strict' takes no value" run --timeout-strict=1 -- "$F"
+bad "an unknown option with a value" "unknown option '--frobnicate=1'" run --frobnicate=1 -- "$F"
 bad "option without value" "needs a value" run -n
 bad "missing --" "missing '--'" run -n 3 "$F"
 bad "no command" "no command" run -n 3 --
