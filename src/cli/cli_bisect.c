@@ -110,67 +110,63 @@ static int parse_confidence(const char *v, double *out)
 	return 0;
 }
 
+/* run's options that bisect does not take */
+static int refuse_option(void *ctx, const char *name)
+{
+	(void)ctx;
+	if (!strcmp(name, "until") || !strcmp(name, "replay") || !strcmp(name, "matrix") ||
+	    !strcmp(name, "shard"))
+		return cli_usage_error("bisect", "--%s is not a bisection option (every commit is "
+				       "tested under the same conditions)", name);
+	return 0;
+}
+
+/* One of bisect's own options. */
+static int own_option(void *ctx, int code, const char *name, const char *arg)
+{
+	struct bisect_cli *c = ctx;
+	uint64_t u;
+
+	switch (code) {
+	case OPT_GOOD:
+		c->good = arg;
+		return 0;
+	case OPT_BAD:
+		c->bad = arg;
+		return 0;
+	case OPT_BUILD:
+		c->bo.build = arg;
+		return 0;
+	case OPT_CONFIDENCE:
+		return parse_confidence(arg, &c->bo.confidence);
+	case OPT_ANY_FAILURE:
+		c->bo.any_failure = true;
+		return 0;
+	case OPT_BATCH:
+		if (parse_u64(arg, 1, 1000000, &u) < 0)
+			return cli_usage_error(NULL, "--batch '%s' is not a number of runs; expected "
+					       "an integer from 1 to 1000000", arg);
+		c->bo.batch = (unsigned)u;
+		return 0;
+	case OPT_LEARN:
+		if (parse_u64(arg, 1, UINT64_MAX, &c->bo.learn) < 0)
+			return cli_usage_error(NULL, "--learn '%s' is not a number of runs; expected "
+					       "a positive integer", arg);
+		return 0;
+	case OPT_RESUME:
+		c->resume = arg;
+		return 0;
+	default:
+		return cli_usage_error("bisect", "unknown option '--%s'", name ? name : "?");
+	}
+}
+
 /* One pass of getopt over argv (argv[0] is the subcommand). */
 static int parse(struct bisect_cli *c, struct option *opts, int argc, char **argv)
 {
-	int rc = 0, ch, li;
-	uint64_t u;
+	const struct runopt_hooks hooks = { .own = own_option, .refuse = refuse_option, .ctx = c };
 
-	optind = 0;
-	opterr = 0;
-	while (rc == 0 && (li = -1, ch = getopt_long(argc, argv, SHORTS, opts, &li)) != -1) {
-		const char *name = li >= 0 ? opts[li].name : NULL;
-		if (runopt_is_ours(ch)) {
-			if (name && (!strcmp(name, "until") || !strcmp(name, "replay") || !strcmp(name, "matrix") ||
-				     !strcmp(name, "shard")))
-				rc = cli_usage_error("bisect", "--%s is not a bisection option (every commit is "
-						     "tested under the same conditions)", name);
-			else
-				rc = runopt_parse(&c->p, ch, name, optarg);
-			continue;
-		}
-		switch (ch) {
-		case OPT_GOOD:
-			c->good = optarg;
-			break;
-		case OPT_BAD:
-			c->bad = optarg;
-			break;
-		case OPT_BUILD:
-			c->bo.build = optarg;
-			break;
-		case OPT_CONFIDENCE:
-			rc = parse_confidence(optarg, &c->bo.confidence);
-			break;
-		case OPT_ANY_FAILURE:
-			c->bo.any_failure = true;
-			break;
-		case OPT_BATCH:
-			if (parse_u64(optarg, 1, 1000000, &u) < 0)
-				rc = cli_usage_error(NULL, "--batch '%s' is not a number of runs; expected "
-						     "an integer from 1 to 1000000", optarg);
-			c->bo.batch = (unsigned)u;
-			break;
-		case OPT_LEARN:
-			if (parse_u64(optarg, 1, UINT64_MAX, &c->bo.learn) < 0)
-				rc = cli_usage_error(NULL, "--learn '%s' is not a number of runs; expected "
-						     "a positive integer", optarg);
-			break;
-		case OPT_RESUME:
-			c->resume = optarg;
-			break;
-		case 'h':
-			c->help = true;
-			return 0;
-		case ':':
-			rc = cli_usage_error("bisect", "option '%s' needs a value", argv[optind - 1]);
-			break;
-		default:
-			rc = cli_usage_error("bisect", "unknown option '%s'", argv[optind - 1]);
-			break;
-		}
-	}
-	return rc;
+	return runopt_getopt(&c->p, "bisect", opts, argc, argv, &hooks, &c->help);
 }
 
 /*

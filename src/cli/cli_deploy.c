@@ -52,23 +52,10 @@ static int run_options(struct runopt *p, int argc, char **argv, const char *cmd,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct option *opts = runopt_table(own);
-	int rc = 0, c, li;
+	int rc;
 
 	runopt_init(p);
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
-		if (runopt_is_ours(c)) {
-			rc = runopt_parse(p, c, li >= 0 ? opts[li].name : NULL, optarg);
-		} else if (c == 'h') {
-			*help = true;
-			break;
-		} else if (c == ':') {
-			rc = cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-		} else {
-			rc = cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	rc = runopt_getopt(p, cmd, opts, argc, argv, NULL, help);
 	free(opts);
 	if (rc || *help)
 		return rc;

@@ -453,34 +453,63 @@ static bool takes_no_value(const struct option *opts, const char *arg)
 	return false;
 }
 
+int runopt_getopt(struct runopt *p, const char *cmd, const struct option *opts, int argc, char **argv,
+		  const struct runopt_hooks *hooks, bool *help)
+{
+	int rc = 0, c, li;
+
+	*help = false;
+	optind = 0;   /* glibc: start afresh (a command may parse twice) */
+	opterr = 0;
+	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
+		const char *name = li >= 0 ? opts[li].name : NULL;
+		if (runopt_is_ours(c)) {
+			rc = hooks && hooks->refuse && name ? hooks->refuse(hooks->ctx, name) : 0;
+			if (rc == 0)
+				rc = runopt_parse(p, c, name, optarg);
+		} else if (c == 'h') {
+			*help = true;
+			break;
+		} else if (c == ':') {
+			rc = cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		} else if (c != '?' && hooks && hooks->own) {
+			rc = hooks->own(hooks->ctx, c, name, optarg);
+		} else if (takes_no_value(opts, argv[optind - 1])) {
+			rc = cli_usage_error(cmd, "option '%.*s' takes no value", (int)strcspn(argv[optind - 1], "="),
+					     argv[optind - 1]);
+		} else {
+			rc = cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return rc;
+}
+
+/* runopt_args' commands name their own options (runopt_cmd.own_opt). */
+static int own_by_name(void *ctx, int code, const char *name, const char *arg)
+{
+	const struct runopt_cmd *cmd = ctx;
+
+	if (code >= RUNOPT_CODE_END && name && cmd->own_opt)
+		return cmd->own_opt(cmd->ctx, name, arg);
+	return cli_usage_error(cmd->name, "unknown option '--%s'", name ? name : "?");
+}
+
 int runopt_args(struct runopt *p, const struct runopt_cmd *cmd, int argc, char **argv, bool *done)
 {
 	struct option *opts = runopt_table(cmd->own);
-	int rc = 0, c, li;
+	const struct runopt_hooks hooks = { .own = own_by_name, .ctx = (void *)cmd };
+	bool help;
+	int rc;
 
 	runopt_init(p);
 	p->shard_env = cmd->shard_env;
 	*done = true;
-	optind = 1;
-	opterr = 0;
-	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
-		if (runopt_is_ours(c)) {
-			rc = runopt_parse(p, c, li >= 0 ? opts[li].name : NULL, optarg);
-		} else if (c == 'h') {
-			fputs(cmd->usage, stdout);
-			runopt_release(p);
-			free(opts);
-			return EXIT_OK;
-		} else if (c == ':') {
-			rc = cli_usage_error(cmd->name, "option '%s' needs a value", argv[optind - 1]);
-		} else if (c >= RUNOPT_CODE_END && li >= 0 && cmd->own_opt) {
-			rc = cmd->own_opt(cmd->ctx, opts[li].name, optarg);
-		} else if (takes_no_value(opts, argv[optind - 1])) {
-			rc = cli_usage_error(cmd->name, "option '%.*s' takes no value", (int)strcspn(argv[optind - 1], "="),
-					     argv[optind - 1]);
-		} else {
-			rc = cli_usage_error(cmd->name, "unknown option '%s'", argv[optind - 1]);
-		}
+	rc = runopt_getopt(p, cmd->name, opts, argc, argv, &hooks, &help);
+	if (rc == 0 && help) {
+		fputs(cmd->usage, stdout);
+		runopt_release(p);
+		free(opts);
+		return EXIT_OK;
 	}
 	free(opts);
 	if (rc == 0)

@@ -5,14 +5,14 @@
  * `bisect`, `localize`, and `slurm`/`k8s`, which check the options every
  * shard will parse).
  *
- * The caller's protocol, around its own getopt_long() loop:
+ * The caller's protocol:
  *
  *   struct runopt p;
  *   runopt_init(&p);
  *   table = runopt_table(own): runopt_long[] plus the command's own
  *          options, whose codes are >= RUNOPT_CODE_END (or short ones
  *          other than RUNOPT_SHORT's)
- *   loop:  if (runopt_is_ours(c)) rc = runopt_parse(&p, c, name, optarg);
+ *   rc = runopt_getopt(&p, "run", table, argc, argv, &hooks, &help);
  *   rc = runopt_command(&p, "run", synopsis, argc, argv);  after the loop
  *   rc = runopt_resolve(&p);        COMMAND found on PATH (or as a path);
  *                                   slurm/k8s skip it (it may exist only on the nodes)
@@ -63,6 +63,24 @@ bool runopt_is_ours(int c);
 
 /* One option: its getopt code, long name (NULL for a short one) and value. */
 int runopt_parse(struct runopt *p, int c, const char *name, const char *arg);
+
+/* What a command adds to run's options in runopt_getopt(). */
+struct runopt_hooks {
+	/* one of the command's own options: its code, long name (NULL for a
+	 * short one) and value; NULL: the command has none */
+	int (*own)(void *ctx, int code, const char *name, const char *arg);
+	/* a run option the command does not take: an exit status (the message
+	 * printed), or 0 to take it; NULL: it takes them all */
+	int (*refuse)(void *ctx, const char *name);
+	void *ctx;
+};
+
+/* The getopt pass over argv (argv[0] the subcommand; stops at "--"): run's
+ * options to runopt_parse(), the command's own to hooks->own; -h sets *help
+ * and stops. cmd names the subcommand in the messages for an unknown
+ * option, a missing value, or a value given to a flag. */
+int runopt_getopt(struct runopt *p, const char *cmd, const struct option *opts, int argc, char **argv,
+		  const struct runopt_hooks *hooks, bool *help);
 
 /* The command after "--" at argv[optind - 1]; sets p->o.argv (borrowed).
  * cmd names the subcommand in messages, synopsis is its usage line. */
