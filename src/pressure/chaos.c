@@ -98,7 +98,11 @@ void chaos_start(struct chaos_run *c, pid_t pid, uint64_t seed, const struct cpu
 		c->next_ns = now_ns + c->at_ns[0];
 		return;
 	}
-	c->changes_left = changes[intensity];
+	/* then on at gaps that keep doubling, for as long as the run lasts: a
+	 * run that starts its threads late (a loaded machine, a slow start-up)
+	 * or races late is still perturbed (t420's cpuinfo, at load 8, saw no
+	 * change in 1 run of 3 when the points ended after half a second) */
+	c->changes_left = changes[intensity] + CHAOS_LATE_CHANGES;
 	c->gap_ns = gaps[intensity];
 	c->window_ns = windows[intensity];
 	/* the first change point comes early: many races are in start-up */

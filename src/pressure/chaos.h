@@ -22,7 +22,8 @@
  * share of the span (10 ms to 250 ms), so a race at the end of a run (a
  * shutdown handshake) is as exposed as one at its start. Without a span
  * (the first runs) the gaps grow instead, 15 ms and doubling, the first one
- * early, since many races are in start-up.
+ * early, since many races are in start-up, and they go on doubling for as
+ * long as the run lasts.
  *
  * A vanished thread or process is a normal result; the functions return
  * nothing and never fail the run.
@@ -53,6 +54,7 @@ int chaos_mode_parse(const char *s, enum chaos_mode *out);
 
 #define CHAOS_MAX_TIDS 256
 #define CHAOS_MAX_CHANGES 12
+#define CHAOS_LATE_CHANGES 20 /* without a span: change points after the first ones */
 
 struct chaos_run {
 	pid_t pid;
