@@ -39,31 +39,10 @@ int main(int argc, char **argv)
 	uint64_t rng = 12345, *runs = calloc((size_t)trials, sizeof(*runs)), sum = 0;
 
 	for (int t = 0; t < trials; t++) {
-		size_t k = 1 + (size_t)rng_below(&rng, n), best, j;
-		struct posterior ps;
-		double p;
-		posterior_init(&ps, n);
-		for (;;) {
-			posterior_update(&ps);
-			best = posterior_best(&ps, &p);
-			if (ps.fails[n] && p >= conf)
-				break;
-			if (!ps.fails[n])
-				j = n;
-			else if (!posterior_next(&ps, m, &j))
-				break;
-			unsigned f = 0;
-			for (unsigned i = 0; i < m; i++)
-				f += rng_unit(&rng) < (j >= k ? r : b);
-			posterior_set(&ps, j, ps.runs[j] + m, ps.fails[j] + f);
-			runs[t] += m;
-			where[j == n ? 0 : j + 1 == k ? 1 : j == k ? 2 : j < k ? 3 : 4] += m;
-			if (runs[t] > 1000000)
-				break;
-		}
+		size_t k = 1 + (size_t)rng_below(&rng, n);
+		size_t best = posterior_simulate(n, k, b, r, m, conf, 1000000, &rng, &runs[t], where);
 		right += best == k;
 		sum += runs[t];
-		posterior_release(&ps);
 	}
 	qsort(runs, (size_t)trials, sizeof(*runs), cmp);
 	printf("commits %zu, rates %g -> %g, batch %u, confidence %g: right %d/%d, runs median %llu mean %.0f "

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bisect/posterior.h"
+#include "util/rng.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -307,4 +308,36 @@ bool posterior_next(const struct posterior *ps, unsigned m, size_t *j)
 	}
 	free(gain);
 	return found;
+}
+
+size_t posterior_simulate(size_t n, size_t k, double b, double r, unsigned m, double conf,
+			  uint64_t max_runs, uint64_t *rng, uint64_t *runs, double where[5])
+{
+	struct posterior ps;
+	size_t best, j;
+	double p;
+
+	posterior_init(&ps, n);
+	*runs = 0;
+	for (;;) {
+		posterior_update(&ps);
+		best = posterior_best(&ps, &p);
+		if (ps.fails[n] && p >= conf)
+			break;
+		if (!ps.fails[n])
+			j = n;
+		else if (!posterior_next(&ps, m, &j))
+			break;
+		unsigned f = 0;
+		for (unsigned i = 0; i < m; i++)
+			f += rng_unit(rng) < (j >= k ? r : b);
+		posterior_set(&ps, j, ps.runs[j] + m, ps.fails[j] + f);
+		*runs += m;
+		if (where)
+			where[j == n ? 0 : j + 1 == k ? 1 : j == k ? 2 : j < k ? 3 : 4] += m;
+		if (*runs > max_runs)
+			break;
+	}
+	posterior_release(&ps);
+	return best;
 }

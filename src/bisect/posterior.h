@@ -80,4 +80,15 @@ void posterior_gains(const struct posterior *ps, unsigned m, double *gain);
  */
 bool posterior_next(const struct posterior *ps, unsigned m, size_t *j);
 
+/*
+ * A whole search on simulated commits, for tests and bench/bisect_sim.c:
+ * n commits, culprit k (1..n), runs failing with probability b before it
+ * and r from it on, batches of m, stopping at confidence conf or after
+ * max_runs. Returns the culprit found; *runs: the runs it took; where (if
+ * not NULL) adds up the runs spent at the bad revision, the culprit's
+ * parent, the culprit, before and after it.
+ */
+size_t posterior_simulate(size_t n, size_t k, double b, double r, unsigned m, double conf,
+			  uint64_t max_runs, uint64_t *rng, uint64_t *runs, double where[5]);
+
 #endif

@@ -22,31 +22,7 @@ static double sum(const struct posterior *ps)
 static size_t simulate(size_t n, size_t k, double b, double r, unsigned m, double conf, uint64_t *rng,
 		       uint64_t *runs)
 {
-	struct posterior ps;
-	size_t best, j;
-	double p;
-
-	posterior_init(&ps, n);
-	*runs = 0;
-	for (;;) {
-		posterior_update(&ps);
-		best = posterior_best(&ps, &p);
-		if (ps.fails[n] && p >= conf)
-			break;
-		if (!ps.fails[n])
-			j = n;
-		else if (!posterior_next(&ps, m, &j))
-			break;
-		unsigned f = 0;
-		for (unsigned i = 0; i < m; i++)
-			f += rng_unit(rng) < (j >= k ? r : b);
-		posterior_set(&ps, j, ps.runs[j] + m, ps.fails[j] + f);
-		*runs += m;
-		if (*runs > 100000)
-			break;
-	}
-	posterior_release(&ps);
-	return best;
+	return posterior_simulate(n, k, b, r, m, conf, 100000, rng, runs, NULL);
 }
 
 int main(void)
