@@ -18,9 +18,9 @@
  * min(1, delays / its mean calls per process in discovery): about `delays`
  * delays per run wherever it is.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,45 +48,30 @@
 
 int localize_check_dynamic(const char *path)
 {
-	unsigned char h[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool interp = false, is64;
-	uint64_t phoff;
-	unsigned phnum, phentsize, type;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	Elf *e;
+	GElf_Ehdr eh;
+	size_t phnum = 0;
+	bool interp = false;
 
 	if (fd < 0)
 		return -errno;
-	ssize_t n = pread(fd, h, sizeof(h), 0);
-	if (n < 52 || memcmp(h, ELFMAG, SELFMAG) != 0) {
-		close(fd);
-		return 0; /* a script: its interpreter is what runs */
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	/* not ELF (a script: its interpreter is what runs), or unreadable ELF:
+	 * nothing to refuse */
+	if (e && elf_kind(e) == ELF_K_ELF && gelf_getehdr(e, &eh) && elf_getphdrnum(e, &phnum) == 0) {
+		for (size_t i = 0; i < phnum && !interp; i++) {
+			GElf_Phdr ph;
+			interp = gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP;
+		}
+		if (!interp && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN))
+			rc = -ENOEXEC;
 	}
-	is64 = h[EI_CLASS] == ELFCLASS64;
-	if (is64 && n >= (ssize_t)sizeof(Elf64_Ehdr)) {
-		Elf64_Ehdr e;
-		memcpy(&e, h, sizeof(e));
-		phoff = e.e_phoff;
-		phnum = e.e_phnum;
-		phentsize = e.e_phentsize;
-		type = e.e_type;
-	} else {
-		Elf32_Ehdr e;
-		memcpy(&e, h, sizeof(e));
-		phoff = e.e_phoff;
-		phnum = e.e_phnum;
-		phentsize = e.e_phentsize;
-		type = e.e_type;
-	}
-	for (unsigned i = 0; i < phnum && i < 256 && !interp; i++) {
-		uint32_t pt;
-		if (pread(fd, &pt, sizeof(pt), (off_t)(phoff + (uint64_t)i * phentsize)) != sizeof(pt))
-			break;
-		interp = pt == PT_INTERP;
-	}
+	if (e)
+		elf_end(e);
 	close(fd);
-	if (!interp && (type == ET_EXEC || type == ET_DYN))
-		return -ENOEXEC;
-	return 0;
+	return rc;
 }
 
 /* ---- the state of one localization ----------------------------------- */
