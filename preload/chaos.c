@@ -872,12 +872,32 @@ static void step_init(void)
 }
 
 /* Step thread t (again), unless SIGTRAP is blocked in it. */
+/* Whether SIGTRAP still reaches step_trap: a runtime that sets its
+ * handlers with the raw system call (Go's, under cgo) replaces ours
+ * unseen, and would take every step for a crash. */
+static int trap_is_ours(void)
+{
+	struct {   /* the kernel's struct sigaction on x86-64 */
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		uint64_t mask;
+	} k;
+
+	return syscall(SYS_rt_sigaction, SIGTRAP, NULL, &k, sizeof(k.mask)) == 0 &&
+	       k.handler == (void *)step_trap;
+}
+
 static void step_resume(struct tstate *t)
 {
 	sigset_t cur;
 
 	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGTRAP))
 		return;
+	if (!trap_is_ours()) {
+		g_step = 0;   /* for good: no thread of this process is stepped */
+		return;
+	}
 	t->stepping = 1;
 	tf_set();
 }

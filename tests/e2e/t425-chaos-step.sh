@@ -2,7 +2,8 @@
 # --chaos step: the preload library holds threads up before single
 # instructions that touch shared memory, where no pthread call is (told by
 # the fixture itself, so every check is deterministic); the program's own
-# SIGTRAP handler and a thread that blocks every signal are unharmed; the
+# SIGTRAP handler (set with sigaction, or with the raw system call as Go's
+# runtime does) and a thread that blocks every signal are unharmed; the
 # configuration is recorded and replayed; and a wrong mode says what the
 # modes are.
 . "$(dirname "$0")/../lib.sh"
@@ -25,6 +26,9 @@ check_eq "sync: no pthread call in the loop, so no run was held up in it" \
 
 "$JOSTLE" run -q -n 40 -j 2 --chaos step --seed 4 -o "$TMP/trap" -- "$P" trap > /dev/null 2>&1
 check_eq "step: the program's SIGTRAP handler ran for its own trap, and blocking every signal killed nothing (40 of 40 pass)" "$?" 0
+
+"$JOSTLE" run -q -n 20 -j 2 --chaos step --seed 5 -o "$TMP/raw" -- "$P" raw > /dev/null 2>&1
+check_eq "step: a SIGTRAP handler set with the raw system call turns stepping off (20 of 20 pass)" "$?" 0
 
 "$JOSTLE" run -q -n 2 --replay "$TMP/held:5" -o "$TMP/rep" -- "$P" held > /dev/null 2>&1
 check_eq "replay: the recorded run's configuration and seed, held up again" \
