@@ -25,7 +25,7 @@
  *                        a process's budget in its first thread starts)
  *   JOSTLE_CHAOS_STEP    "1": `--chaos step`, holds threads up before single
  *                        instructions ("instruction steps" below; x86-64)
- *   JOSTLE_CHAOS_STEPS   with it: the most instructions a thread is stepped
+ *   JOSTLE_CHAOS_STEPS   with it: the most instructions a process is stepped
  *                        through (default 100000)
  *   JOSTLE_SEED          the run's seed (0x-prefixed hex or decimal)
  *   JOSTLE_CHAOS_STATS   if set, a file to which each process appends one line
@@ -116,7 +116,6 @@ struct tstate {
 	int busy;         /* inside the library: nested calls pass through */
 	int stepping;     /* --chaos step: this thread runs one instruction at a time */
 	int step_decided; /* step_begin ran */
-	uint64_t steps;   /* instructions stepped */
 };
 
 static TLS struct tstate ts;
@@ -697,9 +696,11 @@ static void sites_after_fork(void)
  * threads start after a random share of that delay (a random order, as
  * PCT's priorities give).
  *
- * Costs and bounds: a step is a signal (2-11 us here), so a thread stops
- * stepping after JOSTLE_CHAOS_STEPS instructions (default 100000) or once
- * its delay budget is spent. Only code outside the system's library
+ * Costs and bounds: a step is a signal (2-11 us here), so the process stops
+ * stepping after JOSTLE_CHAOS_STEPS instructions in all (default 60000,
+ * about half a second: a cap per thread let a zoo program of eight busy
+ * threads run past a 4 s timeout in every run), and a thread once its
+ * delay budget is spent. Only code outside the system's library
  * folders is the program's own: libc's internals are stepped through, never
  * held up in. x86-64 only (elsewhere the setting does nothing).
  *
@@ -712,7 +713,7 @@ static void sites_after_fork(void)
 #define STEP_TF 0x100ULL
 #define STEP_RANGES 32
 
-static uint64_t g_step_max = 100000;   /* instructions per thread */
+static int64_t g_steps_left = 60000;   /* instructions, the process's threads together */
 static uint64_t g_step_threshold;      /* hold up at a shared access when rng < this */
 static int g_step_main;                /* the first thread is stepped too */
 static uintptr_t g_code_lo[STEP_RANGES], g_code_hi[STEP_RANGES];
@@ -785,7 +786,8 @@ static void step_trap(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	/* not stepping: the flag came with a clone() made while stepping */
-	if (!t->stepping || ++t->steps > g_step_max || (g_budget_ns && t->spent_ns >= g_budget_ns)) {
+	if (!t->stepping || __atomic_sub_fetch(&g_steps_left, 1, __ATOMIC_RELAXED) < 0 ||
+	    (g_budget_ns && t->spent_ns >= g_budget_ns)) {
 		t->stepping = 0;
 		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)STEP_TF;
 		return;
@@ -846,7 +848,7 @@ static void step_init(void)
 	if (v) {
 		uint64_t n = parse_u64(v, &ok);
 		if (ok)
-			g_step_max = n;
+			g_steps_left = n > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)n;
 	}
 	/* per run: a log-uniform probability of a hold-up at each shared
 	 * access, 1/1000 to 1 (2^-u, u uniform in [0, 10), linear between
@@ -923,7 +925,6 @@ static void step_begin(struct tstate *t)
 	} else if (!g_step_main) {
 		return;
 	}
-	t->steps = 0;
 	step_resume(t);
 }
 
