@@ -37,7 +37,9 @@ for _ in $(seq 1 600); do
 	[ "$(cat "$TMP/gone/runs.jsonl" 2>/dev/null | wc -l)" -ge 6 ] && break
 	sleep 0.05
 done
-rm -rf "$TMP/gone"
+# rm -rf races the runs' log files still being written into the folder
+# ("Directory not empty", the folder left behind): remove until it is gone
+for _ in $(seq 1 50); do rm -rf "$TMP/gone" 2>/dev/null; [ -e "$TMP/gone" ] || break; sleep 0.02; done
 for _ in $(seq 1 1200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 if kill -0 "$pid" 2>/dev/null; then
 	not_ok "removed folder: jostle stops"
