@@ -14,7 +14,6 @@
  * that is the last instruction of a function is not blamed on the next
  * one; frame 0, the faulting pc, is looked up as it is.
  */
-#include <dirent.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -320,63 +319,6 @@ static int64_t mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
-struct found {
-	char name[256];
-	int64_t t;
-	bool main;
-};
-
-static int found_cmp(const void *a, const void *b)
-{
-	const struct found *x = a, *y = b;
-	if (x->main != y->main)
-		return x->main ? -1 : 1;
-	return x->t < y->t ? -1 : x->t > y->t ? 1 : strcmp(x->name, y->name);
-}
-
-size_t crashlog_find_all(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
-			 char (*paths)[CRASHLOG_PATH_LEN], size_t max)
-{
-	DIR *d = opendir(dir);
-	if (!d || !max) {
-		if (d)
-			closedir(d);
-		return 0;
-	}
-	char prefix[32];
-	int pl = snprintf(prefix, sizeof(prefix), "%" PRIu64 ".", run);
-	struct found *f = xcalloc(max + 1, sizeof(*f));
-	size_t n = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *name = de->d_name;
-		struct stat st;
-		if (strncmp(name, prefix, (size_t)pl))
-			continue;
-		char *end;
-		long pid = strtol(name + pl, &end, 10);
-		if (end == name + pl || strcmp(end, ".txt") || strlen(name) >= sizeof(f[0].name))
-			continue;
-		if (fstatat(dirfd(d), name, &st, 0) < 0 || !S_ISREG(st.st_mode) || mtime_ns(&st) < since_ns)
-			continue;
-		struct found x = { .t = mtime_ns(&st), .main = pid == (long)main_pid };
-		snprintf(x.name, sizeof(x.name), "%s", name);
-		/* keep the max best: the main record, then the oldest */
-		if (n < max + 1)
-			f[n++] = x;
-		else if (found_cmp(&x, &f[max]) < 0)
-			f[max] = x;
-		qsort(f, n, sizeof(*f), found_cmp);
-	}
-	closedir(d);
-	if (n > max)
-		n = max;
-	for (size_t i = 0; i < n; i++)
-		snprintf(paths[i], CRASHLOG_PATH_LEN, "%s/%s", dir, f[i].name);
-	free(f);
-	return n;
-}
-
 int crashlog_mark_sent(const char *dir, pid_t pid)
 {
 	char path[4096];
@@ -395,6 +337,52 @@ void crashlog_unmark_sent(const char *dir, pid_t pid)
 	(void)unlink(path);
 }
 
+/* ---- the caches (struct crashlog_symbols, crashlog.h) ---- */
+
+#define SYMBOLS_MAX_FILES 128
+#define SYMBOLS_FIRST_BASE (1ULL << 44)   /* above any ET_EXEC link address */
+#define SYMBOLS_STRIDE (1ULL << 36)
+#define UNWIND_MAX_FILES 32
+#define MEMO_SLOTS 4096                   /* a power of two */
+
+struct cached_file {
+	char *path;                /* owned */
+	uint64_t inode;
+	Dwfl_Module *mod;          /* NULL: it could not be read (remembered too) */
+	uint64_t low;              /* where the cache placed its first load */
+};
+
+/* A file the unwinder read, open and parsed for the next record. */
+struct unwind_file {
+	char *path;                /* owned */
+	uint64_t inode;
+	int64_t size, mtime_ns;    /* a file rewritten in place keeps its inode */
+	int fd;                    /* owned */
+	Elf *elf;                  /* owned: each Dwfl gets a reference (elf_begin dups it) */
+};
+
+/* A name found for a pc of a cached module. */
+struct name_memo {
+	Dwfl_Module *mod;          /* NULL: an empty slot */
+	Dwarf_Addr at;
+	bool sym;
+	char *name;                /* owned */
+};
+
+struct crashlog_symbols {
+	Dwfl_Callbacks cb;         /* the Dwfl keeps a pointer to them */
+	Dwfl *dwfl;
+	struct cached_file file[SYMBOLS_MAX_FILES];
+	size_t n;
+	uint64_t next_base;
+	struct name_memo *memo;    /* MEMO_SLOTS, open addressing; NULL until used */
+	size_t nmemo;
+	struct unwind_file ufile[UNWIND_MAX_FILES];
+	size_t nufile;
+	Elf *host;                 /* jostle's own executable, for libdwfl's backend */
+	int host_fd;
+};
+
 /* ---- unwinding ---- */
 
 #if defined(__x86_64__)
@@ -405,8 +393,14 @@ void crashlog_unmark_sent(const char *dir, pid_t pid)
 #define HOST_ARCH "?"
 #endif
 
+struct unwind_ref {
+	const struct crashlog_map *m;      /* the file's offset-0 mapping */
+	struct crashlog_symbols *k;        /* NULL: no cache */
+};
+
 struct unwind {
 	const struct crashlog *c;
+	struct unwind_ref *ref;            /* one per map, each module's userdata */
 	uint64_t pc[CRASHLOG_MAX_PCS];
 	bool exact[CRASHLOG_MAX_PCS];
 	size_t n;
@@ -414,13 +408,81 @@ struct unwind {
 	size_t unread_at;          /* frames found when it was asked for */
 };
 
-/* The file of a module reported from the maps copy (userdata: its offset-0
- * mapping), refused when it was replaced since the crash. */
+static void unwind_file_drop(struct unwind_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+}
+
+static bool same_file(const struct unwind_file *f, const struct stat *st)
+{
+	return f->inode == (uint64_t)st->st_ino && f->size == (int64_t)st->st_size &&
+	       f->mtime_ns == mtime_ns(st);
+}
+
+/* The cached open file of m (opened now if it is not cached), NULL if it
+ * cannot be read or is not the file the crashed process had. */
+static struct unwind_file *unwind_file_of(struct crashlog_symbols *k, const struct crashlog_map *m)
+{
+	struct stat st;
+	if (stat(m->path, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != m->inode)
+		return NULL;
+	for (size_t i = 0; i < k->nufile; i++) {
+		struct unwind_file *f = &k->ufile[i];
+		if (strcmp(f->path, m->path))
+			continue;
+		if (same_file(f, &st))
+			return f;
+		unwind_file_drop(f);   /* rebuilt: the slot is taken again below */
+		*f = k->ufile[--k->nufile];
+		memset(&k->ufile[k->nufile], 0, sizeof(k->ufile[0]));
+		break;
+	}
+	if (k->nufile == UNWIND_MAX_FILES) {   /* ever new files: start over */
+		for (size_t i = 0; i < k->nufile; i++)
+			unwind_file_drop(&k->ufile[i]);
+		k->nufile = 0;
+	}
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat fst;
+	Elf *elf = NULL;
+	if (fstat(fd, &fst) < 0 || !same_file(&(struct unwind_file){ .inode = (uint64_t)st.st_ino,
+		.size = (int64_t)st.st_size, .mtime_ns = mtime_ns(&st) }, &fst) ||
+	    !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	struct unwind_file *f = &k->ufile[k->nufile++];
+	*f = (struct unwind_file){ .path = xstrdup(m->path), .inode = (uint64_t)fst.st_ino,
+		.size = (int64_t)fst.st_size, .mtime_ns = mtime_ns(&fst), .fd = fd, .elf = elf };
+	return f;
+}
+
+/* The file of a module reported from the maps copy (userdata: its
+ * unwind_ref), refused when it was replaced since the crash. From the
+ * cache, a new reference to its Elf (the Dwfl ends it, the file stays). */
 static int unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 			   char **file_name, Elf **elfp)
 {
-	const struct crashlog_map *m = *userdata;
-	(void)mod, (void)name, (void)base, (void)elfp;
+	const struct unwind_ref *ref = *userdata;
+	const struct crashlog_map *m = ref->m;
+	(void)mod, (void)name, (void)base;
+	if (ref->k) {
+		struct unwind_file *f = unwind_file_of(ref->k, m);
+		if (!f || !(*elfp = elf_begin(f->fd, ELF_C_READ_MMAP, f->elf)))
+			return -1;
+		*file_name = xstrdup(m->path);
+		return -1;   /* no fd of its own: the cache keeps the file open */
+	}
 	int fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0)
@@ -438,7 +500,7 @@ static int unwind_find_elf(Dwfl_Module *mod, void **userdata, const char *name, 
  * dwfl_linux_proc_report() would have from the live process: from its
  * mapping at offset 0 to the end of the mappings of that file after it.
  * The files are opened only when the unwind reaches them. */
-static int unwind_report(Dwfl *dwfl, const struct crashlog *c)
+static int unwind_report(Dwfl *dwfl, const struct crashlog *c, struct unwind *u)
 {
 	dwfl_report_begin(dwfl);
 	for (size_t i = 0; i < c->nmaps; i++) {
@@ -455,7 +517,7 @@ static int unwind_report(Dwfl *dwfl, const struct crashlog *c)
 		Dwfl_Module *mod = dwfl_report_module(dwfl, b->path, b->start, end);
 		void **userdata;
 		if (mod && dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL))
-			*userdata = (void *)b;
+			*userdata = &u->ref[i];
 	}
 	return dwfl_report_end(dwfl, NULL, NULL);
 }
@@ -573,7 +635,7 @@ static Elf *host_elf(int *fd)
 	return e;
 }
 
-int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
+int crashlog_unwind(struct crashlog_symbols *k, struct crashlog *c, char *why, size_t whylen)
 {
 	if (!c->regmask || !c->npc)
 		return (int)c->npc;   /* version 1: the handler's pcs are all there is */
@@ -589,9 +651,19 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 	}
 	struct unwind *u = xcalloc(1, sizeof(*u));
 	u->c = c;
+	u->ref = xcalloc(c->nmaps ? c->nmaps : 1, sizeof(*u->ref));
+	for (size_t i = 0; i < c->nmaps; i++)
+		u->ref[i] = (struct unwind_ref){ .m = &c->maps[i], .k = k };
 	int rc = 0, efd = -1;
-	Elf *arch = host_elf(&efd);
-	if (unwind_report(dwfl, c) != 0) {
+	Elf *arch;
+	if (k) {
+		if (!k->host)
+			k->host = host_elf(&k->host_fd);
+		arch = k->host;
+	} else {
+		arch = host_elf(&efd);
+	}
+	if (unwind_report(dwfl, c, u) != 0) {
 		snprintf(why, whylen, "dwfl_report_end: %s", dwfl_errmsg(-1));
 		rc = -ENOMEM;
 	} else if (!dwfl_attach_state(dwfl, arch, c->pid, &unwind_thread_callbacks, u)) {
@@ -606,7 +678,7 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 		}
 	}
 	dwfl_end(dwfl);
-	if (arch)
+	if (!k && arch)
 		elf_end(arch);
 	if (efd >= 0)
 		close(efd);
@@ -624,6 +696,7 @@ int crashlog_unwind(struct crashlog *c, char *why, size_t whylen)
 				 "unmapped there, or runs past the copy's %zu bytes)", u->n - 1, u->unread,
 				 c->nstack ? c->stack[c->nstack - 1].len : (size_t)0);
 	}
+	free(u->ref);
 	free(u);
 	return rc;
 }
@@ -657,31 +730,43 @@ static uint64_t lookup_pc(const struct crashlog *c, size_t i)
 	return c->exact[i] || c->pc[i] == 0 ? c->pc[i] : c->pc[i] - 1;
 }
 
-/* ---- the module cache ---- */
+static void memo_clear(struct crashlog_symbols *k)
+{
+	for (size_t i = 0; k->memo && i < MEMO_SLOTS; i++) {
+		free(k->memo[i].name);
+		k->memo[i] = (struct name_memo){ 0 };
+	}
+	k->nmemo = 0;
+}
 
-#define SYMBOLS_MAX_FILES 128
-#define SYMBOLS_FIRST_BASE (1ULL << 44)   /* above any ET_EXEC link address */
-#define SYMBOLS_STRIDE (1ULL << 36)
-
-struct cached_file {
-	char *path;                /* owned */
-	uint64_t inode;
-	Dwfl_Module *mod;          /* NULL: it could not be read (remembered too) */
-	uint64_t low;              /* where the cache placed its first load */
-};
-
-struct crashlog_symbols {
-	Dwfl_Callbacks cb;         /* the Dwfl keeps a pointer to them */
-	Dwfl *dwfl;
-	struct cached_file file[SYMBOLS_MAX_FILES];
-	size_t n;
-	uint64_t next_base;
-};
+/* dwname_lookup() of mod at AT, remembered: stacks of one bug repeat. */
+static bool memo_lookup(struct crashlog_symbols *k, Dwfl_Module *mod, Dwarf_Addr at, char *buf, size_t len)
+{
+	if (!k->memo)
+		k->memo = xcalloc(MEMO_SLOTS, sizeof(*k->memo));
+	uint64_t h = ((uint64_t)(uintptr_t)mod ^ (uint64_t)at) * 0x9E3779B97F4A7C15ULL;
+	size_t i = (size_t)(h >> 52) & (MEMO_SLOTS - 1);
+	for (; k->memo[i].mod; i = (i + 1) & (MEMO_SLOTS - 1)) {
+		if (k->memo[i].mod == mod && k->memo[i].at == at) {
+			snprintf(buf, len, "%s", k->memo[i].name);
+			return k->memo[i].sym;
+		}
+	}
+	bool sym = dwname_lookup(mod, at, buf, len);
+	if (k->nmemo >= MEMO_SLOTS / 4 * 3) {   /* full enough: start over */
+		memo_clear(k);
+		return sym;
+	}
+	k->memo[i] = (struct name_memo){ .mod = mod, .at = at, .sym = sym, .name = xstrdup(buf) };
+	k->nmemo++;
+	return sym;
+}
 
 struct crashlog_symbols *crashlog_symbols_new(void)
 {
 	struct crashlog_symbols *k = xcalloc(1, sizeof(*k));
 	k->next_base = SYMBOLS_FIRST_BASE;
+	k->host_fd = -1;
 	dwname_callbacks(&k->cb, dwfl_build_id_find_elf);
 	k->cb.section_address = dwfl_offline_section_address;
 	return k;
@@ -691,10 +776,18 @@ void crashlog_symbols_free(struct crashlog_symbols *k)
 {
 	if (!k)
 		return;
+	memo_clear(k);
+	free(k->memo);
 	if (k->dwfl)
 		dwfl_end(k->dwfl);
 	for (size_t i = 0; i < k->n; i++)
 		free(k->file[i].path);
+	for (size_t i = 0; i < k->nufile; i++)
+		unwind_file_drop(&k->ufile[i]);
+	if (k->host)
+		elf_end(k->host);
+	if (k->host_fd >= 0)
+		close(k->host_fd);
 	free(k);
 }
 
@@ -707,6 +800,7 @@ static struct cached_file *file_of(struct crashlog_symbols *k, const struct cras
 			return &k->file[i];
 	if (k->n == SYMBOLS_MAX_FILES || !k->dwfl) {
 		/* full (a series that crashes in ever new files): start over */
+		memo_clear(k);   /* its modules go with the Dwfl */
 		if (k->dwfl)
 			dwfl_end(k->dwfl);
 		for (size_t i = 0; i < k->n; i++)
@@ -759,7 +853,7 @@ static bool name_pc(struct crashlog_symbols *k, const struct crashlog *c, uint64
 	*moved = *mod ? f->low + (at - b->start) : 0;
 	name[0] = '\0';
 	if (*mod)
-		return dwname_lookup(*mod, *moved, name, len);
+		return memo_lookup(k, *mod, *moved, name, len);
 	if (b)   /* the file could not be read: its offset from the first load */
 		snprintf(name, len, "%s+0x%" PRIx64, frame_basename(b->path), at - b->start);
 	return false;
@@ -918,7 +1012,7 @@ int crashlog_explain(struct crashlog_symbols *cache, const char *path, const cha
 	if (rc < 0)
 		return rc;
 	char note[512] = "";
-	bool unwound = crashlog_unwind(c, note, sizeof(note)) >= 0;
+	bool unwound = crashlog_unwind(cache, c, note, sizeof(note)) >= 0;
 	dbuf_addf(text, "%s (pid %d, tid %d, %s", title, (int)c->pid, (int)c->tid,
 		  c->signame[0] ? c->signame : "signal");
 	if (c->code > 0)   /* a fault, not a signal sent by a process (abort) */

@@ -117,20 +117,11 @@ void crashlog_release(struct crashlog *c);
  * A file replaced since the crash (another inode) is not read: the unwind
  * stops there. A record without registers (version 1) is left as it is.
  * Returns the number of pcs (>= 1), or -errno with a reason in why (c->pc
- * then still holds the interrupted pc).
+ * then still holds the interrupted pc). cache (may be NULL) keeps the files
+ * it opened for the next record (struct crashlog_symbols below).
  */
-int crashlog_unwind(struct crashlog *c, char *why, size_t whylen);
-
-/*
- * Every crash record of run RUN in DIR (files RUN.PID.txt written at or
- * after SINCE_NS, realtime, 0 for any: replays share their RUN), MAIN_PID's
- * first, then the others oldest first (a child's, a grandchild's): into
- * paths (at most max, each PATH_LEN bytes). Returns how many were found
- * (those past max are not counted).
- */
-#define CRASHLOG_PATH_LEN 1024
-size_t crashlog_find_all(const char *dir, uint64_t run, pid_t main_pid, int64_t since_ns,
-			 char (*paths)[CRASHLOG_PATH_LEN], size_t max);
+struct crashlog_symbols;
+int crashlog_unwind(struct crashlog_symbols *cache, struct crashlog *c, char *why, size_t whylen);
 
 /*
  * Before jostle sends process PID a signal that is no crash (the SIGABRT
@@ -152,9 +143,11 @@ struct dbuf;
  * times in jostle's event loop. Each file (path and inode) is reported once,
  * at a base of the cache's own choosing, and a record's pcs are moved there
  * from where its maps say the file was loaded (ASLR moves it every run).
- * Owned by the caller; crashlog_symbols_free(NULL) is a no-op.
+ * Each name found is remembered too (libdwfl looks a symbol up by a linear
+ * scan of the table), and the unwinder's open files are kept for the next
+ * record (each unwind would otherwise map, parse and unmap every file).
+ * One thread at a time. Owned by the caller; crashlog_symbols_free(NULL) is a no-op.
  */
-struct crashlog_symbols;
 struct crashlog_symbols *crashlog_symbols_new(void);
 void crashlog_symbols_free(struct crashlog_symbols *cache);
 

@@ -229,8 +229,11 @@ static double beta_draw(uint64_t *rng, double a, double b)
  * first one), pi_l and pi_q those of the arm's two values, each shrunk
  * towards pi by PRIOR_RUNS pseudo-runs. An arm's score is a probability
  * times its runs per second of machine time (its concurrency over its mean
- * run time, with a quarter of a run at the overall mean as prior: a whole
- * one let a slow arm's runs drag a fast arm's estimate for too long).
+ * run time, with a quarter of a run as prior: a whole one let a slow arm's
+ * runs drag a fast arm's estimate for too long; the prior's time is the
+ * overall mean times how much each of the arm's two values lengthens runs,
+ * so that an untried arm of a perturbation whose runs took seconds is not
+ * believed fast).
  * Centred on the pooled rate, not on 1/4 as a Beta(1, 3) would be, an
  * untried crowd of eight is no more promising than an untried serial arm
  * per second of machine; and the prior weighs two runs, so an arm whose
@@ -243,6 +246,7 @@ int portfolio_pick(struct portfolio *p)
 {
 	double fl[PORTFOLIO_MAX] = { 0 }, nl[PORTFOLIO_MAX] = { 0 };
 	double fq[PORTFOLIO_MAX] = { 0 }, nq[PORTFOLIO_MAX] = { 0 };
+	double wl[PORTFOLIO_MAX] = { 0 }, wq[PORTFOLIO_MAX] = { 0 };
 	double total_n = 0, total_f = 0, total_wall = 0, pooled, best = -1;
 	int pick = 0, untried = 0;
 
@@ -258,18 +262,23 @@ int portfolio_pick(struct portfolio *p)
 		nl[r->load] += (double)r->runs;
 		fq[r->perturb] += (double)r->fails;
 		nq[r->perturb] += (double)r->runs;
+		wl[r->load] += r->wall_s;
+		wq[r->perturb] += r->wall_s;
 		untried += !r->runs && !r->pending;
 	}
 	/* the first round while nothing has failed; a failure ends it (the
 	 * failing arm is then used at once) */
 	if (p->explored < p->nexplore && total_f == 0)
 		return p->order[p->explored++];
-	/* an arm never tried now and then: at most one stint each */
-	if (untried && rng_unit(&p->rng) < UNTRIED_SHARE) {
+	/* an arm never tried now and then: at most one stint each, and such
+	 * stints take at most UNTRIED_SHARE of the machine's time */
+	if (untried && p->forced_s <= UNTRIED_SHARE * p->machine_s && rng_unit(&p->rng) < UNTRIED_SHARE) {
 		int k = (int)rng_below(&p->rng, (uint64_t)untried);
 		for (int a = 0; a < p->n; a++)
-			if (!p->arm[a].runs && !p->arm[a].pending && k-- == 0)
+			if (!p->arm[a].runs && !p->arm[a].pending && k-- == 0) {
+				p->arm[a].forced = true;
 				return a;
+			}
 	}
 	pooled = (total_f + 0.5) / (total_n + 1.0);
 	for (int a = 0; a < p->n; a++) {
@@ -277,8 +286,13 @@ int portfolio_pick(struct portfolio *p)
 		double pl = (fl[r->load] + PRIOR_RUNS * pooled) / (nl[r->load] + PRIOR_RUNS);
 		double pq = (fq[r->perturb] + PRIOR_RUNS * pooled) / (nq[r->perturb] + PRIOR_RUNS);
 		double prior = pl * pq / pooled;
-		double mean_s = total_n ? total_wall / total_n : 1.0;
-		double run_s = (r->wall_s + 0.25 * mean_s) / ((double)r->runs + 0.25);
+		double mean_s = total_n && total_wall > 0 ? total_wall / total_n : 1.0;
+		/* the run time prior from the arm's two values, as the failure
+		 * prior: one slow step arm makes the other step arms slow too */
+		double ml = nl[r->load] ? wl[r->load] / nl[r->load] : mean_s;
+		double mq = nq[r->perturb] ? wq[r->perturb] / nq[r->perturb] : mean_s;
+		double prior_s = ml * mq / mean_s;
+		double run_s = (r->wall_s + 0.25 * prior_s) / ((double)r->runs + 0.25);
 		double alpha, beta, theta, score;
 
 		prior = prior < 0.999 ? prior : 0.999;
@@ -321,6 +335,13 @@ void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s)
 	r->runs++;
 	r->fails += failed;
 	r->wall_s += wall_s;
+	/* machine time: a run of a crowd of eight takes an eighth of it */
+	int conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+	p->machine_s += wall_s / conc;
+	if (r->forced) {
+		p->forced_s += wall_s / conc;
+		r->forced = r->runs < (uint64_t)conc;   /* the stint: one round */
+	}
 	if (!failed) {
 		r->passes++;
 		r->pass_s += wall_s;

@@ -28,7 +28,10 @@
  * every load more promising, and an arm is abandoned as soon as its own
  * runs have shown it worse than the best. Exploration thus costs about
  * what the best arm needs for a few failures, whatever the budget (plus one
- * stint for an arm never tried, given now and then). Until the first
+ * stint for an arm never tried, given now and then while such stints have
+ * taken less than a tenth of the machine's time: a program that fails in
+ * every run must not pay for a tour of 35 arms, a slow one holding its
+ * slots for seconds). Until the first
  * failure every arm gets one stint, in an order that reaches every value
  * of both dimensions within the first stints (heavy sync chaos second and
  * steps third: they are what fails programs that never fail natively; the
@@ -79,6 +82,7 @@ struct parm {
 	uint64_t passes;       /* runs that passed, and their time: how long */
 	double pass_s;         /* a correct run of this arm takes */
 	unsigned pending;      /* started, not finished */
+	bool forced;           /* in the stint an untried arm is given now and then */
 };
 
 struct portfolio {
@@ -90,6 +94,8 @@ struct portfolio {
 	int nexplore;          /* arms in the first round (all of them) */
 	int order[PORTFOLIO_MAX]; /* the first round, before any failure */
 	uint64_t stints;
+	double machine_s;      /* every run's time over its arm's concurrency */
+	double forced_s;       /* the same of the stints given to untried arms */
 };
 
 /* What the user fixed; the portfolio only varies the other dimensions. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "diagnose/core.h"
+#include "diagnose/crashdir.h"
 #include "diagnose/crashlog.h"
 #include "diagnose/diagnose.h"
 #include "diagnose/sansym.h"
@@ -38,6 +39,8 @@
 /* The files crash records and sanitizer reports were symbolized with, for
  * the whole series (one series per jostle process; freed by rundiag_stop()). */
 static struct crashlog_symbols *symbols;
+static struct crashdir *records;   /* DIR/crashes of the series, watched */
+static char records_dir[4096];
 
 struct rundiag_state {
 	struct evidence hang;     /* from the hang diagnosis */
@@ -314,7 +317,15 @@ static int from_crashlog(const struct run_opts *o, struct run *r, struct evidenc
 	int64_t since;
 	char *dir = records_of(o, r, &key, &since);
 	char (*paths)[CRASHLOG_PATH_LEN] = xcalloc(RUN_RECORDS_MAX, sizeof(*paths));
-	size_t n = crashlog_find_all(dir, key, r->pid, since, paths, RUN_RECORDS_MAX);
+	if (records && strcmp(records_dir, dir)) {   /* another series' folder */
+		crashdir_close(records);
+		records = NULL;
+	}
+	if (!records) {
+		records = crashdir_open(dir, true);
+		snprintf(records_dir, sizeof(records_dir), "%s", dir);
+	}
+	size_t n = crashdir_find(records, key, r->pid, since, paths, RUN_RECORDS_MAX);
 	free(dir);
 	int main_sig = 0;
 	struct dbuf b;
@@ -519,6 +530,8 @@ void rundiag_stop(void)
 {
 	crashlog_symbols_free(symbols);
 	symbols = NULL;
+	crashdir_close(records);
+	records = NULL;
 }
 
 void rundiag_release(struct run *r)

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "diagnose/crashdir.h"
 #include "diagnose/crashlog.h"
 #include "diagnose/stack.h"
 #include "util/dbuf.h"
@@ -134,18 +135,51 @@ static void test_find(void)
 	touch(dir, "50.300.txt");
 	touch(dir, "5.x.txt");
 	char path[512], want[512], got[4][CRASHLOG_PATH_LEN];
-	CHECK(crashlog_find_all(dir, 5, 200, 0, got, 4) == 2);
-	snprintf(want, sizeof(want), "%s/5.200.txt", dir);
-	CHECK_STR(got[0], want);   /* the main process's record first */
-	snprintf(want, sizeof(want), "%s/5.100.txt", dir);
-	CHECK_STR(got[1], want);   /* then a child's */
-	CHECK(crashlog_find_all(dir, 5, 200, 0, got, 1) == 1);   /* at most max */
-	CHECK(crashlog_find_all(dir, 50, 1, 0, got, 4) == 1);
-	snprintf(want, sizeof(want), "%s/50.300.txt", dir);
-	CHECK_STR(got[0], want);   /* else a child's */
-	CHECK(crashlog_find_all(dir, 6, 1, 0, got, 4) == 0);
-	CHECK(crashlog_find_all(dir, 5, 200, INT64_MAX, got, 4) == 0);
-	CHECK(crashlog_find_all("/nonexistent/dir", 5, 200, 0, got, 4) == 0);
+	/* listed at every find, and indexed once then watched: the same answers */
+	for (int watch = 0; watch < 2; watch++) {
+		struct crashdir *d = crashdir_open(dir, watch);
+		CHECK(crashdir_watching(d) == (bool)watch);
+		CHECK(crashdir_find(d, 5, 200, 0, got, 4) == 2);
+		snprintf(want, sizeof(want), "%s/5.200.txt", dir);
+		CHECK_STR(got[0], want);   /* the main process's record first */
+		snprintf(want, sizeof(want), "%s/5.100.txt", dir);
+		CHECK_STR(got[1], want);   /* then a child's */
+		CHECK(crashdir_find(d, 5, 200, 0, got, 1) == 1);   /* at most max */
+		CHECK(crashdir_find(d, 50, 1, 0, got, 4) == 1);
+		snprintf(want, sizeof(want), "%s/50.300.txt", dir);
+		CHECK_STR(got[0], want);   /* else a child's */
+		CHECK(crashdir_find(d, 6, 1, 0, got, 4) == 0);
+		CHECK(crashdir_find(d, 5, 200, INT64_MAX, got, 4) == 0);
+		/* a record written after the folder was opened (4096 runs on: the same head) */
+		touch(dir, "4102.7.txt");
+		CHECK(crashdir_find(d, 4102, 7, 0, got, 4) == 1);
+		snprintf(want, sizeof(want), "%s/4102.7.txt", dir);
+		CHECK_STR(got[0], want);
+		CHECK(crashdir_find(d, 6, 1, 0, got, 4) == 0);
+		/* written again (a replay unlinks, then links): still one */
+		snprintf(path, sizeof(path), "%s/4102.7.txt", dir);
+		unlink(path);
+		touch(dir, "4102.7.txt");
+		CHECK(crashdir_find(d, 4102, 7, 0, got, 4) == 1);
+		unlink(path);   /* gone: not found */
+		CHECK(crashdir_find(d, 4102, 7, 0, got, 4) == 0);
+		crashdir_close(d);
+	}
+	struct crashdir *none = crashdir_open("/nonexistent/dir", true);
+	CHECK(!crashdir_watching(none) && crashdir_find(none, 5, 200, 0, got, 4) == 0);
+	crashdir_close(none);
+	/* the folder removed under a watch: listed (nothing) from then on */
+	char gone[] = "/tmp/jostle-crashdir.XXXXXX";
+	if (mkdtemp(gone)) {
+		struct crashdir *d = crashdir_open(gone, true);
+		touch(gone, "1.2.txt");
+		CHECK(crashdir_find(d, 1, 2, 0, got, 4) == 1);
+		snprintf(path, sizeof(path), "%s/1.2.txt", gone);
+		unlink(path);
+		rmdir(gone);
+		CHECK(crashdir_find(d, 1, 2, 0, got, 4) == 0 && !crashdir_watching(d));
+		crashdir_close(d);
+	}
 	const char *names[] = { "5.100.txt", "5.200.txt", "50.300.txt", "5.x.txt" };
 	for (size_t i = 0; i < 4; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
@@ -184,7 +218,7 @@ static void test_symbolize(void)
 	char why[512] = "";
 	CHECK(crashlog_parse(dbuf_str(&b), b.len, &c, why, sizeof(why)) == 0);
 	CHECK(c.npc == 4);
-	CHECK(crashlog_unwind(&c, why, sizeof(why)) == 4 && c.npc == 4);   /* version 1: as it is */
+	CHECK(crashlog_unwind(NULL, &c, why, sizeof(why)) == 4 && c.npc == 4);   /* version 1: as it is */
 	CHECK(c.exact[0] && !c.exact[1] && !c.exact[3]);
 	struct stack_set s = STACK_SET_INIT;
 	struct dbuf text;
@@ -377,11 +411,29 @@ static void test_unwind_child(int sig)
 	if (!read)
 		return;
 	CHECK(c.version == 3 && c.complete && c.signo == sig && c.npc == 1 && c.nstack >= 1 && c.regmask);
-	int n = crashlog_unwind(&c, why, sizeof(why));
+	/* with the cache, twice (the second from its open files): as without */
+	struct crashlog_symbols *cache = crashlog_symbols_new();
+	struct crashlog e = c, f = c;
+	int n = crashlog_unwind(NULL, &c, why, sizeof(why));
 	CHECK(n >= 4 && (size_t)n == c.npc);
 	CHECK(c.exact[0] && (c.npc < 2 || !c.exact[1]));
+	for (int round = 0; round < 2; round++) {
+		struct crashlog *x = round ? &f : &e;
+		CHECK(crashlog_unwind(cache, x, why, sizeof(why)) == n);
+		CHECK(x->npc == c.npc && !memcmp(x->pc, c.pc, c.npc * sizeof(c.pc[0])));
+	}
 	struct stack_set s = STACK_SET_INIT;
 	CHECK(crashlog_symbolize(NULL, &c, &s, NULL, why, sizeof(why)) > 0);
+	/* the cache's remembered names are the names */
+	for (int round = 0; round < 2; round++) {
+		struct stack_set t = STACK_SET_INIT;
+		CHECK(crashlog_symbolize(cache, &c, &t, NULL, why, sizeof(why)) > 0);
+		bool same = t.nr == 1 && s.nr == 1 && t.v[0].nr == s.v[0].nr;
+		for (size_t i = 0; same && i < t.v[0].nr; i++)
+			same = !strcmp(t.v[0].frames[i].fn, s.v[0].frames[i].fn);
+		CHECK(same);
+		stack_set_release(&t);
+	}
 	int leaf = frame_index(&s, "child_leaf");
 	CHECK(leaf >= 0 && frame_index(&s, "child_caller") == leaf + 1);
 	CHECK(frame_index(&s, "test_unwind_child") > leaf);
@@ -396,15 +448,19 @@ static void test_unwind_child(int sig)
 	struct crashlog d = c;
 	snprintf(d.arch, sizeof(d.arch), "riscv64");
 	d.npc = 1;
-	CHECK(crashlog_unwind(&d, why, sizeof(why)) == -ENOTSUP && d.npc == 1);
+	CHECK(crashlog_unwind(NULL, &d, why, sizeof(why)) == -ENOTSUP && d.npc == 1);
 	/* every file replaced since the crash (other inodes): nothing to unwind by */
 	for (size_t i = 0; i < d.nmaps; i++)
 		d.maps[i].inode ^= 1;
 	snprintf(d.arch, sizeof(d.arch), "%s", c.arch);
 	/* (an ELF of this machine gives libdwfl its architecture: the pc still comes back) */
-	CHECK(crashlog_unwind(&d, why, sizeof(why)) >= 1 && d.pc[0] == c.pc[0]);
+	CHECK(crashlog_unwind(NULL, &d, why, sizeof(why)) >= 1 && d.pc[0] == c.pc[0]);
+	/* the cache holds those files open, yet refuses them under other inodes too */
+	d.npc = 1;
+	CHECK(crashlog_unwind(cache, &d, why, sizeof(why)) == 1 && d.pc[0] == c.pc[0]);
 	for (size_t i = 0; i < d.nmaps; i++)
 		d.maps[i].inode ^= 1;
+	crashlog_symbols_free(cache);
 	crashlog_release(&c);
 }
 
@@ -451,7 +507,7 @@ static void test_cut_record(void)
 		if (rc == 0 && (d.complete || !crashlog_truncation(&d, why, sizeof(why)) || !strstr(why, "cut short")))
 			bad_cut++;
 		if (rc == 0) {
-			(void)crashlog_unwind(&d, why, sizeof(why));
+			(void)crashlog_unwind(cache, &d, why, sizeof(why));
 			struct stack_set s = STACK_SET_INIT;
 			int n = crashlog_symbolize(cache, &d, &s, NULL, why, sizeof(why));
 			if (len >= named_from && (n <= 0 || !s.nr || !s.v[0].nr || !s.v[0].frames[0].fn[0]))
