@@ -94,8 +94,11 @@ int spawn_start(const struct spawn_req *req, pid_t *pid)
 {
 	struct child_ctx ctx = { .req = req, .hold = { -1, -1 }, .errpipe = { -1, -1 }, .err = 0 };
 	/* With a hook the child must not exec before it ran, so no CLONE_VFORK:
-	 * the parent would be blocked. The child then runs on a copy of memory. */
-	int flags = SIGCHLD;
+	 * the parent would be blocked. It still shares our memory (a copy of
+	 * jostle's heap cost more than the run, per run), and we wait for its
+	 * exec before child_stack is used again, as vfork would. Meanwhile the
+	 * child only reads req and blocks on the hold pipe. */
+	int flags = SIGCHLD | CLONE_VM;
 	if (req->before_exec) {
 		if (pipe2(ctx.hold, O_CLOEXEC) < 0)
 			return -errno;
@@ -106,7 +109,7 @@ int spawn_start(const struct spawn_req *req, pid_t *pid)
 			return -e;
 		}
 	} else {
-		flags |= CLONE_VM | CLONE_VFORK;
+		flags |= CLONE_VFORK;
 	}
 	pid_t p = clone(child_main, child_stack + CHILD_STACK, flags, &ctx);
 	if (p < 0) {
