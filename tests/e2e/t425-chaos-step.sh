@@ -30,6 +30,10 @@ check_eq "step: the program's SIGTRAP handler ran for its own trap, and blocking
 "$JOSTLE" run -q -n 20 -j 2 --chaos step --seed 5 -o "$TMP/raw" -- "$P" raw > /dev/null 2>&1
 check_eq "step: a SIGTRAP handler set with the raw system call turns stepping off (20 of 20 pass)" "$?" 0
 
+"$JOSTLE" run -q -n 20 -j 2 --chaos step --seed 6 -o "$TMP/badset" -- "$P" badset > /dev/null 2>&1
+check_eq "step: rt_sigprocmask on an unmapped set fails with EFAULT as unstepped, nothing crashes (20 of 20 pass)" \
+	"$(json "$TMP/badset/runs.jsonl" '[r["outcome"] for r in rows].count("pass")')" 20
+
 "$JOSTLE" run -q -n 2 --replay "$TMP/held:5" -o "$TMP/rep" -- "$P" held > /dev/null 2>&1
 check_eq "replay: the recorded run's configuration and seed, held up again" \
 	"$(json "$TMP/rep/runs.jsonl" 'sorted({(r["config"]["chaos"], r["seed"], r["exit"]) for r in rows})')" \
