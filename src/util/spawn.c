@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,11 +52,13 @@ static int child_main(void *arg)
 	/* If jostle dies without cleaning up, its direct children die with it. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (req->before_exec) {
+		/* raw calls: libc's read and close are cancellation points, which
+		 * flip state in the thread we share memory with while it runs */
 		char c;
-		close(ctx->hold[1]);
-		while (read(ctx->hold[0], &c, 1) < 0 && errno == EINTR)
+		syscall(SYS_close, ctx->hold[1]);
+		while (syscall(SYS_read, ctx->hold[0], &c, 1) < 0 && errno == EINTR)
 			;
-		close(ctx->hold[0]);
+		syscall(SYS_close, ctx->hold[0]);
 	}
 	if (dup2(req->stdin_fd, 0) < 0 || dup2(req->out_fd, 1) < 0 || dup2(req->out_fd, 2) < 0)
 		goto fail;
@@ -82,7 +85,7 @@ fail:
 	ctx->err = errno ? errno : EINVAL;
 	if (req->before_exec) {
 		int e = ctx->err;
-		(void)!write(ctx->errpipe[1], &e, sizeof(e));
+		(void)syscall(SYS_write, ctx->errpipe[1], &e, sizeof(e));
 	}
 	_exit(127);
 }
