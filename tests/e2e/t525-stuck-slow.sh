@@ -49,7 +49,12 @@ check "bystander: the signature is the plain deadlock's" test "$(runs "$TMP/by" 
 check_eq "--no-diag: killed at the deadline, a hang" "$(runs "$TMP/late" 'rows[0]["outcome"]')" hang
 
 # --- auto: sync chaos only slows this program down: no failure, ever ---
-"$JOSTLE" run -q -n 30 --chaos auto --timeout 1s -o "$TMP/auto" -- "$FIX/busy" perturbed 20 2000 > /dev/null 2>&1
+# (No leak check in the fixture: in the ASan build, LeakSanitizer stops
+# each exiting worker process under ptrace to scan it; a diagnosis that
+# looks then sees every thread stopped and calls it a hang. Seen 1 run in
+# 5 at load 20-100; the diagnosis's own blind spot is in the closing note.)
+"$JOSTLE" run -q -n 30 --chaos auto --timeout 1s -o "$TMP/auto" -- \
+	env LSAN_OPTIONS=detect_leaks=0 "$FIX/busy" perturbed 20 2000 > /dev/null 2>&1
 check_eq "auto, slowed by sync chaos: exit 0" "$?" 0
 check_eq "auto, slowed by sync chaos: no failure" "$(json "$TMP/auto/summary.json" 'd["failures"]')" 0
 check_eq "auto, slowed by sync chaos: its sync runs are slow" \
