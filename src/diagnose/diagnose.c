@@ -307,6 +307,27 @@ static void read_detail(int pfd, struct diag_thread *t)
 	}
 }
 
+/*
+ * Whether thread tid (state T) is held by a tracer of the diagnosed tree
+ * itself: LeakSanitizer at exit, or a program's own crash handler, stops
+ * every thread from a child it clones. Such a thread waits for its own
+ * tree (its tracer's state says what the tree does), it is not stopped
+ * from outside as by SIGSTOP or a debugger.
+ */
+static bool traced_within(const struct diag *d, int pfd, pid_t tid)
+{
+	char path[64], buf[4096];
+	struct procfs_status st;
+
+	snprintf(path, sizeof(path), "task/%d/status", (int)tid);
+	if (procfs_read(pfd, path, buf, sizeof(buf)) <= 0 || procfs_parse_status(buf, &st) || st.tracer <= 0)
+		return false;
+	for (size_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].tid == st.tracer || d->threads[i].pid == st.tracer)
+			return true;
+	return false;
+}
+
 static void probe_python(int pfd, struct diag_proc *p)
 {
 	char buf[4096];
@@ -753,6 +774,7 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 		}
 	}
 	int64_t measured = clock_mono_ns() - start;
+	size_t pi2 = 0;
 	for (size_t i = 0; i < d->nthreads; i++) {
 		struct diag_thread *t = &d->threads[i];
 		int best = -1;
@@ -764,6 +786,10 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 		t->role = s[i].gone && !t->samples ? DIAG_ROLE_ZOMBIE
 			: diag_role_of(t->state, t->cpu_ns, measured, t->r_samples, t->samples,
 				       t->syscall, t->wchan);
+		while (d->procs[pi2].pid != t->pid)
+			pi2++;
+		if (t->role == DIAG_ROLE_STOPPED && traced_within(d, pfds[pi2], t->tid))
+			t->role = DIAG_ROLE_CHILD;
 		d->states[best < 0 ? DIAG_ST_Z : best]++;
 		d->roles[t->role]++;
 	}

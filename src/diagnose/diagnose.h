@@ -56,7 +56,7 @@ enum diag_role {
 	DIAG_ROLE_IO,        /* D state, pipe, socket, poll, read/write */
 	DIAG_ROLE_SLEEP,     /* nanosleep, pause, other interruptible waits */
 	DIAG_ROLE_STOPPED,   /* T or t */
-	DIAG_ROLE_CHILD,     /* waiting for a child: neutral */
+	DIAG_ROLE_CHILD,     /* waiting for a child, or held by a tracer of its own tree (LeakSanitizer): neutral */
 	DIAG_ROLE_ZOMBIE,    /* Z, X, or vanished: neutral */
 	DIAG_ROLE_NR
 };

@@ -105,6 +105,15 @@ check_eq "stopped: kind" "$(json "$TMP/st.json" 'd["kind"]')" stopped
 check_eq "stopped: stays stopped" "$(awk '{print $3}' /proc/"$pid"/stat)" T
 stop_tree
 
+# --- held by a tracer of its own (LeakSanitizer's at exit): not "stopped" ---
+start tr "$FIX/hang" traced
+wait_for "traced ready" ready tr
+stacks_json "$pid" tr
+check "traced: not called stopped" test "$(json "$TMP/tr.json" 'd["kind"]')" != stopped
+check_eq "traced: the held thread waits for its tree" \
+	"$(json "$TMP/tr.json" '[t["role"] for p in d["processes"] for t in p["threads"] if p["pid"] == '"$pid"'][0]')" wait-child
+stop_tree
+
 # --- Python: hung in known functions, faulthandler prints every thread ---
 start py env PYTHONFAULTHANDLER=1 /usr/bin/python3 "$ROOT/tests/fixtures/py_hang.py"
 wait_for "python ready" ready py || { cat "$TMP/py.err"; ps -o pid,stat,wchan,cmd -p "$pid"; }
