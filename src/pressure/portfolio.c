@@ -241,6 +241,8 @@ static double beta_draw(uint64_t *rng, double a, double b)
  */
 #define PRIOR_RUNS 2.0
 #define UNTRIED_SHARE 0.1
+#define ALWAYS_RUNS 20      /* runs before "nearly every run fails" is believed */
+#define ALWAYS_SHARE 0.9
 
 int portfolio_pick(struct portfolio *p)
 {
@@ -248,6 +250,7 @@ int portfolio_pick(struct portfolio *p)
 	double fq[PORTFOLIO_MAX] = { 0 }, nq[PORTFOLIO_MAX] = { 0 };
 	double wl[PORTFOLIO_MAX] = { 0 }, wq[PORTFOLIO_MAX] = { 0 };
 	double total_n = 0, total_f = 0, total_wall = 0, pooled, best = -1;
+	double running = 0, forced_running = 0;
 	int pick = 0, untried = 0;
 
 	p->stints++;
@@ -265,14 +268,26 @@ int portfolio_pick(struct portfolio *p)
 		wl[r->load] += r->wall_s;
 		wq[r->perturb] += r->wall_s;
 		untried += !r->runs && !r->pending;
+		/* runs in flight count at the time they have taken so far: a
+		 * stint of slow runs (steps through a busy program) costs the
+		 * machine long before its first run ends */
+		double conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+		running += r->running_s / conc;
+		if (r->forced)
+			forced_running += r->running_s / conc;
 	}
 	/* the first round while nothing has failed; a failure ends it (the
 	 * failing arm is then used at once) */
 	if (p->explored < p->nexplore && total_f == 0)
 		return p->order[p->explored++];
 	/* an arm never tried now and then: at most one stint each, and such
-	 * stints take at most UNTRIED_SHARE of the machine's time */
-	if (untried && p->forced_s <= UNTRIED_SHARE * p->machine_s && rng_unit(&p->rng) < UNTRIED_SHARE) {
+	 * stints take at most UNTRIED_SHARE of the machine's time; none once
+	 * nearly every run fails (an untried arm cannot fail more, only run
+	 * faster, and the untried ones are the perturbations that slow runs) */
+	bool fails_always = total_n >= ALWAYS_RUNS && total_f >= ALWAYS_SHARE * total_n;
+	if (untried && !fails_always &&
+	    p->forced_s + forced_running <= UNTRIED_SHARE * (p->machine_s + running) &&
+	    rng_unit(&p->rng) < UNTRIED_SHARE) {
 		int k = (int)rng_below(&p->rng, (uint64_t)untried);
 		for (int a = 0; a < p->n; a++)
 			if (!p->arm[a].runs && !p->arm[a].pending && k-- == 0) {

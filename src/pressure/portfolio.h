@@ -29,9 +29,10 @@
  * runs have shown it worse than the best. Exploration thus costs about
  * what the best arm needs for a few failures, whatever the budget (plus one
  * stint for an arm never tried, given now and then while such stints have
- * taken less than a tenth of the machine's time: a program that fails in
- * every run must not pay for a tour of 35 arms, a slow one holding its
- * slots for seconds). Until the first
+ * taken less than a tenth of the machine's time, runs in flight counted
+ * at the time they have run so far, and none once nine runs in ten fail:
+ * a program that fails in every run must not pay for a tour of 35 arms,
+ * a slow one holding its slots for seconds). Until the first
  * failure every arm gets one stint, in an order that reaches every value
  * of both dimensions within the first stints (heavy sync chaos second and
  * steps third: they are what fails programs that never fail natively; the
@@ -83,6 +84,8 @@ struct parm {
 	double pass_s;         /* a correct run of this arm takes */
 	unsigned pending;      /* started, not finished */
 	bool forced;           /* in the stint an untried arm is given now and then */
+	double running_s;      /* set by the caller before a pick: how long its
+				* runs in flight have run so far */
 };
 
 struct portfolio {

@@ -10,13 +10,16 @@
  * same background.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "diagnose/procfs.h"
 #include "pressure/pressure.h"
 #include "results/stats.h"
 #include "util/jsonw.h"
@@ -349,11 +352,12 @@ static bool shares_machine(const struct pressure *p, int a, int b)
  * decides scheduling, not the run's outcome (that is judged at its
  * deadline): an overdue run is most likely hung, and waits for its
  * deadline either way. So it no longer holds up a drain (waiting for it
- * idled every other slot for up to the whole timeout), nor counts against
- * the concurrency of the stint (a program that hangs in every run would
- * otherwise keep auto at the concurrency of its first stint until the
- * first timeouts); the engine's -j still bounds the runs at once. Its
- * record keeps the configuration it started with.
+ * idled every other slot for up to the whole timeout), nor, once it no
+ * longer works (overdue_busy), counts against the concurrency of the
+ * stint (a program that hangs in every run would otherwise keep auto at
+ * the concurrency of its first stint until the first timeouts); the
+ * engine's -j still bounds the runs at once. Its record keeps the
+ * configuration it started with.
  */
 static int64_t overdue_at(const struct pressure *p, const struct pressure_run *r)
 {
@@ -384,21 +388,87 @@ static unsigned draining(const struct pressure *p)
 	return n;
 }
 
+/*
+ * Whether an overdue run still uses the CPU (its reaped children's
+ * included): 5% of one CPU or more since the last look (over its life at
+ * the first), looked at every half second. Such a run is slow, not hung (a busy-spin handshake crawling on
+ * a crowded machine): starting another run in its place would crowd the
+ * machine past the arm's load, slow every run further, and turn a crowd
+ * of eight into sixteen. A hung run that sleeps still makes way.
+ */
+static bool overdue_busy(struct pressure *p, struct pressure_run *r)
+{
+	enum { LOOK_NS = 500000000 };
+	char path[32], buf[1024];
+	struct procfs_stat st;
+	ssize_t n = -1;
+
+	if (r->busy_at && p->now_ns - r->busy_at < LOOK_NS)
+		return r->busy;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return r->busy = false;
+	buf[n] = '\0';
+	if (procfs_parse_stat(buf, &st))
+		return r->busy = false;
+	long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	uint64_t ticks = st.utime + st.stime + st.cutime + st.cstime;
+	int64_t since = r->busy_at ? r->busy_at : r->start_ns;
+	double cpu_s = (double)(ticks - (r->busy_at ? r->busy_ticks : 0)) / (double)tck;
+	double wall_s = (double)(p->now_ns - since) / 1e9;
+	r->busy = wall_s > 0 && cpu_s >= 0.05 * wall_s;
+	r->busy_at = p->now_ns;
+	r->busy_ticks = ticks;
+	return r->busy;
+}
+
+/* Runs in flight that count against the stint's concurrency: those not
+ * overdue, and overdue ones still busy. */
+static unsigned in_stint(struct pressure *p)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < p->nruns; i++) {
+		struct pressure_run *r = &p->runs[i];
+		n += r->used && (r->pid <= 0 || p->now_ns < overdue_at(p, r) || overdue_busy(p, r));
+	}
+	return n;
+}
+
+/* Each arm's runs in flight: how long they have run (portfolio_pick). */
+static void running_times(struct pressure *p)
+{
+	for (int a = 0; a < p->pf.n; a++)
+		p->pf.arm[a].running_s = 0;
+	for (unsigned i = 0; i < p->nruns; i++) {
+		const struct pressure_run *r = &p->runs[i];
+		if (r->used && r->pid > 0 && r->arm >= 0 && r->arm < p->pf.n && p->now_ns > r->start_ns)
+			p->pf.arm[r->arm].running_s += (double)(p->now_ns - r->start_ns) / 1e9;
+	}
+}
+
 bool pressure_may_launch(struct pressure *p, unsigned active)
 {
 	if (!p->on)
 		return true;
 	p->drain_wait = false;
 	if (p->stint_left <= 0 || p->arm < 0) {
-		if (p->next_arm < 0)
+		if (p->next_arm < 0) {
+			running_times(p);
 			p->next_arm = portfolio_pick(&p->pf);
+		}
 		if (active > 0 && p->arm >= 0 && !shares_machine(p, p->arm, p->next_arm) && draining(p) > 0) {
 			p->drain_wait = true;
 			return false;
 		}
 		new_stint(p, p->next_arm);
 	}
-	return (p->is_auto ? draining(p) : active) < arm_jobs(p, p->arm);
+	return (p->is_auto ? in_stint(p) : active) < arm_jobs(p, p->arm);
 }
 
 static struct pressure_run *find_run(struct pressure *p, uint64_t index)

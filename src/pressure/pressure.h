@@ -107,6 +107,9 @@ struct pressure_run {
 	struct chaos_run chaos;
 	int64_t span_ns;             /* thread chaos: the usual run length, 0: unknown */
 	int64_t start_ns;            /* when it started (monotonic) */
+	int64_t busy_at;             /* overdue and busy: when last looked, 0 never */
+	uint64_t busy_ticks;         /* its CPU then (clock ticks) */
+	bool busy;                   /* what that look found */
 	double prob;                 /* preload settings, when sync */
 	int max_us;
 	const char *sites;           /* siteplan.h: the plan file (borrowed), or NULL */

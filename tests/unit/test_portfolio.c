@@ -284,6 +284,46 @@ int main(void)
 				step += machine(&p, a);
 		printf("# steps: %.2f of the machine's time\n", step / machine_all(&p));
 		CHECK(step / machine_all(&p) < 0.15);
+		/* once nearly every run has failed, no untried arm is forced
+		 * (it could only run faster, and the untried ones slow runs):
+		 * a tenth before that rule */
+		CHECK(step / machine_all(&p) < 0.05);
+	}
+	/*
+	 * Runs in flight count: an untried arm's stint whose runs never end
+	 * (steps through a busy program, held to a scaled deadline) costs the
+	 * machine while it runs, so no other untried arm is given a stint
+	 * while it holds more than the share.
+	 */
+	{
+		uint64_t world = 17;
+		double now = 0, since = -1;
+		int hung = -1, forced = 0;
+		portfolio_init_auto(&p, 31, 2, 2, 8, 16, &none);
+		int fast = find(&p, "sync-hi");
+		for (int s = 0; s < 3000; s++) {
+			if (hung >= 0)
+				p.arm[hung].running_s = p.arm[hung].pending * (now - since);
+			int k = portfolio_pick(&p);
+			if (p.arm[k].forced) {
+				forced++;
+				if (hung < 0) {
+					hung = k;
+					since = now;
+					for (int r = 0; r < portfolio_stint(&p, k, 2); r++)
+						portfolio_started(&p, k);
+				}
+				continue;
+			}
+			for (int r = 0; r < portfolio_stint(&p, k, 2); r++) {
+				portfolio_started(&p, k);
+				portfolio_feedback(&p, k, k == fast && rng_unit(&world) < 0.5, 0.01);
+			}
+			now += 0.01;
+		}
+		printf("# untried stints with one in flight for good: %d\n", forced);
+		CHECK(hung >= 0);
+		CHECK(forced < 10);
 	}
 	/*
 	 * The two dimensions are learned together: once sync-hi fails, the
