@@ -387,14 +387,6 @@ static unsigned draining(const struct pressure *p)
 	return n;
 }
 
-/*
- * Whether an overdue run still uses the CPU (its reaped children's
- * included): 5% of one CPU or more since the last look (over its life at
- * the first), looked at every half second. Such a run is slow, not hung (a busy-spin handshake crawling on
- * a crowded machine): starting another run in its place would crowd the
- * machine past the arm's load, slow every run further, and turn a crowd
- * of eight into sixteen. A hung run that sleeps still makes way.
- */
 /* The CPU of process pid and of its reaped children in clock ticks (the
  * 14th to 17th fields of /proc/PID/stat, after the command's ')'), or -1. */
 static int64_t proc_ticks(pid_t pid)
@@ -423,6 +415,15 @@ static int64_t proc_ticks(pid_t pid)
 	return (int64_t)(t[0] + t[1] + t[2] + t[3]);
 }
 
+/*
+ * Whether an overdue run still uses the CPU (its reaped children's
+ * included): 5% of one CPU or more since the last look (over its life at
+ * the first), looked at every half second. Such a run is slow, not hung
+ * (a busy-spin handshake crawling on a crowded machine): starting another
+ * run in its place would crowd the machine past the arm's load, slow
+ * every run further, and turn a crowd of eight into sixteen. A hung run
+ * that sleeps still makes way.
+ */
 static bool overdue_busy(struct pressure *p, struct pressure_run *r)
 {
 	enum { LOOK_NS = 500000000 };
