@@ -247,7 +247,7 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 	*max_us = maxes[intensity];
 }
 
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, bool step)
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps)
 {
 	char buf[64];
 
@@ -258,8 +258,11 @@ void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us
 	strvec_setenv(env, "JOSTLE_CHAOS_MAX_US", buf);
 	snprintf(buf, sizeof(buf), "%d", budget_us > 0 ? budget_us : 0);
 	strvec_setenv(env, "JOSTLE_CHAOS_BUDGET_US", buf);
-	if (step)
+	if (steps > 0) {
 		strvec_setenv(env, "JOSTLE_CHAOS_STEP", "1");
+		snprintf(buf, sizeof(buf), "%d", steps);
+		strvec_setenv(env, "JOSTLE_CHAOS_STEPS", buf);
+	}
 }
 
 char *chaos_find_lib(void)

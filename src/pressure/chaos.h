@@ -97,9 +97,11 @@ void chaos_tick(struct chaos_run *c, int64_t now_ns);
  * (keeping what the user had), set JOSTLE_CHAOS_PROB / JOSTLE_CHAOS_MAX_US,
  * and JOSTLE_CHAOS_BUDGET_US (the most time a process spends in injected
  * delays; 0: no limit), and let an ASan-built
- * program accept a preload ahead of its runtime.
+ * program accept a preload ahead of its runtime. steps > 0: the step
+ * perturbation, at most that many instructions a process
+ * (JOSTLE_CHAOS_STEP, JOSTLE_CHAOS_STEPS); 0: none.
  */
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, bool step);
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps);
 
 /*
  * Where libjostle-chaos.so is: $JOSTLE_CHAOS_LIB, else next to the jostle

@@ -165,6 +165,7 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 
 	memset(p, 0, sizeof(*p));
 	p->rng = rng_splitmix64(&s);
+	p->jobs = jobs;
 	for (int l = 0; l < NLOADS; l++)
 		lmap[l] = load_wanted(&loads[l], ncpus, jobs, max_jobs, fixed) ? p->nload++ : -1;
 	for (int q = 0; q < NPERTURBS; q++)
@@ -326,41 +327,111 @@ int portfolio_pick(struct portfolio *p)
 	return pick;
 }
 
-void portfolio_started(struct portfolio *p, int a)
+uint64_t portfolio_started(struct portfolio *p, int a)
 {
-	if (a >= 0 && a < p->n)
-		p->arm[a].pending++;
+	uint64_t t = ++p->tickets;
+
+	if (a < 0 || a >= p->n)
+		return t;
+	p->arm[a].pending++;
+	if (p->nlive < PORTFOLIO_LIVE)
+		p->live[p->nlive++] = (struct pticket){ a, t };
+	return t;
 }
 
-void portfolio_dropped(struct portfolio *p, int a)
+/* The run is no longer in flight. */
+static void unlive(struct portfolio *p, uint64_t ticket)
 {
+	for (int i = 0; i < p->nlive; i++)
+		if (p->live[i].ticket == ticket) {
+			p->live[i] = p->live[--p->nlive];
+			return;
+		}
+}
+
+/* Count an outcome: the statistics the choice is made on. */
+static void count(struct portfolio *p, const struct pheld *h)
+{
+	struct parm *r = &p->arm[h->arm];
+
+	if (r->pending)
+		r->pending--;
+	r->runs++;
+	r->fails += h->failed;
+	r->wall_s += h->wall_s;
+	r->cpu_s += h->cpu_s;
+	if (!h->failed) {
+		r->passes++;
+		r->pass_s += h->wall_s;
+	}
+}
+
+/* Whether a run of arm a that started before ticket t is in flight. */
+static bool earlier_live(const struct portfolio *p, int a, uint64_t t)
+{
+	for (int i = 0; i < p->nlive; i++)
+		if (p->live[i].arm == a && p->live[i].ticket < t)
+			return true;
+	return false;
+}
+
+void portfolio_settle(struct portfolio *p, double now_s)
+{
+	int k = 0;
+
+	for (int i = 0; i < p->nheld; i++) {
+		const struct pheld *h = &p->held[i];
+		if (now_s - h->at_s >= PORTFOLIO_HOLD_S || !earlier_live(p, h->arm, h->ticket))
+			count(p, h);
+		else
+			p->held[k++] = *h;
+	}
+	p->nheld = k;
+}
+
+void portfolio_dropped(struct portfolio *p, int a, uint64_t ticket, double now_s)
+{
+	unlive(p, ticket);
 	if (a >= 0 && a < p->n && p->arm[a].pending)
 		p->arm[a].pending--;
+	portfolio_settle(p, now_s);
 }
 
-void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s)
+void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed, double wall_s, double cpu_s,
+			double now_s)
 {
 	struct parm *r;
 
 	if (a < 0 || a >= p->n)
 		return;
 	r = &p->arm[a];
-	portfolio_dropped(p, a);
+	unlive(p, ticket);
 	wall_s = wall_s > 0 ? wall_s : 0;
-	r->runs++;
-	r->fails += failed;
-	r->wall_s += wall_s;
 	/* machine time: a run of a crowd of eight takes an eighth of it */
 	int conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
 	p->machine_s += wall_s / conc;
+	r->ended++;
 	if (r->forced) {
 		p->forced_s += wall_s / conc;
-		r->forced = r->runs < (uint64_t)conc;   /* the stint: one round */
+		r->forced = r->ended < (uint64_t)conc;   /* the stint: one round */
 	}
-	if (!failed) {
-		r->passes++;
-		r->pass_s += wall_s;
+	if (p->nheld == PORTFOLIO_LIVE) {
+		count(p, &p->held[0]);
+		memmove(p->held, p->held + 1, (size_t)(--p->nheld) * sizeof(p->held[0]));
 	}
+	p->held[p->nheld++] = (struct pheld){ a, ticket, failed, wall_s, cpu_s > 0 ? cpu_s : 0, now_s };
+	portfolio_settle(p, now_s);
+}
+
+/* Finished runs under perturbation value q, on any load. */
+static uint64_t perturb_runs(const struct portfolio *p, int q)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < p->n; i++)
+		if (p->arm[i].perturb == q)
+			n += p->arm[i].runs;
+	return n;
 }
 
 int portfolio_stint(const struct portfolio *p, int a, int jobs)
@@ -370,12 +441,35 @@ int portfolio_stint(const struct portfolio *p, int a, int jobs)
 
 	if (j < 1)
 		j = 1;
-	if ((r->cfg.noise || r->cfg.jitter) && p->n > 1 && r->runs > 0) {
+	if (p->n > 1 && p->jobs > 0 && j > p->jobs && !r->cfg.noise && !r->cfg.jitter &&
+	    !perturb_runs(p, r->perturb))
+		return p->jobs;
+	/* from a whole round at least: the first runs to end are the short
+	 * ones (crashes), and a stint sized on them held the machine for
+	 * seconds */
+	if ((r->cfg.noise || r->cfg.jitter) && p->n > 1 && r->runs >= (uint64_t)j) {
 		double mean = r->wall_s / (double)r->runs;
 		rounds = mean > 0 ? (int)ceil(1.0 / mean) : 8;
 		rounds = rounds < 1 ? 1 : rounds > 8 ? 8 : rounds;
 	}
 	return j * rounds;
+}
+
+int portfolio_step_budget(const struct portfolio *p)
+{
+	double cpu = 0;
+	uint64_t runs = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		if (p->arm[i].cfg.chaos & CHAOS_STEP_BIT)
+			continue;
+		cpu += p->arm[i].cpu_s;
+		runs += p->arm[i].runs;
+	}
+	if (!runs)
+		return PORTFOLIO_STEP_MAX;
+	double steps = PORTFOLIO_STEP_RATIO * (cpu / (double)runs) / PORTFOLIO_STEP_COST_S;
+	return steps < PORTFOLIO_STEP_MIN ? PORTFOLIO_STEP_MIN : steps > PORTFOLIO_STEP_MAX ? PORTFOLIO_STEP_MAX : (int)lround(steps);
 }
 
 double portfolio_run_time(const struct portfolio *p, int a)

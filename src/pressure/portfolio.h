@@ -73,6 +73,8 @@ struct pconfig {
 	int sync_max_us;
 	int sync_budget_us;    /* most delay per process (0: no limit) */
 	int span_ms;           /* thread chaos span (replay sets it) */
+	int steps;             /* --chaos step: most instructions stepped per
+				* process (0: the library's default) */
 };
 
 struct parm {
@@ -82,16 +84,41 @@ struct parm {
 	double wall_s;         /* sum over finished runs */
 	uint64_t passes;       /* runs that passed, and their time: how long */
 	double pass_s;         /* a correct run of this arm takes */
-	unsigned pending;      /* started, not finished */
+	double cpu_s;          /* CPU time of its finished runs */
+	unsigned pending;      /* started, outcome not yet counted */
+	uint64_t ended;        /* runs ended (counted or held) */
 	bool forced;           /* in the stint an untried arm is given now and then */
 	double running_s;      /* set by the caller before a pick: how long its
 				* runs in flight have run so far */
+};
+
+/*
+ * Outcomes are counted in the order their runs started, arm by arm: the
+ * first runs of a stint to end are the short ones, and where a crash ends
+ * a run early, counting them first made whichever arm was running look
+ * fast and failing, so it was picked again and again (a crowd of noise
+ * runs held the machine for four seconds at a third of the best arm's
+ * rate). An outcome is held while a run of its arm that started before it
+ * is in flight, at most PORTFOLIO_HOLD_S.
+ */
+#define PORTFOLIO_LIVE 256
+#define PORTFOLIO_HOLD_S 2.0
+struct pticket {
+	int arm;
+	uint64_t ticket;
+};
+struct pheld {
+	int arm;
+	uint64_t ticket;
+	bool failed;
+	double wall_s, cpu_s, at_s;
 };
 
 struct portfolio {
 	int n;
 	struct parm arm[PORTFOLIO_MAX];
 	int nload, nperturb;   /* values on each dimension */
+	int jobs;              /* the series' own concurrency (auto) */
 	uint64_t rng;
 	int explored;          /* stints of the first round given so far */
 	int nexplore;          /* arms in the first round (all of them) */
@@ -99,6 +126,10 @@ struct portfolio {
 	uint64_t stints;
 	double machine_s;      /* every run's time over its arm's concurrency */
 	double forced_s;       /* the same of the stints given to untried arms */
+	uint64_t tickets;      /* runs started */
+	int nlive, nheld;
+	struct pticket live[PORTFOLIO_LIVE];  /* runs in flight (the first PORTFOLIO_LIVE) */
+	struct pheld held[PORTFOLIO_LIVE];    /* ended, not yet counted */
 };
 
 /* What the user fixed; the portfolio only varies the other dimensions. */
@@ -122,18 +153,30 @@ void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg);
 /* The arm of the next stint. */
 int portfolio_pick(struct portfolio *p);
 
-/* A run of arm a started. */
-void portfolio_started(struct portfolio *p, int a);
+/* A run of arm a started; returns its ticket (the order of starts). */
+uint64_t portfolio_started(struct portfolio *p, int a);
 
-/* A run of arm a ended: failed or passed, after wall_s seconds. */
-void portfolio_feedback(struct portfolio *p, int a, bool failed, double wall_s);
+/* The run `ticket` of arm a ended at now_s (any clock, seconds): failed or
+ * passed, after wall_s seconds, having used cpu_s of CPU (its process
+ * tree, user and system). Counted now or once the runs of its arm that
+ * started before it have ended (at most PORTFOLIO_HOLD_S later). */
+void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed, double wall_s, double cpu_s,
+			double now_s);
 
-/* A started run of arm a ended without an outcome (abandoned, cut short). */
-void portfolio_dropped(struct portfolio *p, int a);
+/* A started run ended without an outcome (abandoned, cut short). */
+void portfolio_dropped(struct portfolio *p, int a, uint64_t ticket, double now_s);
+
+/* Count the held outcomes that may be counted at now_s (before a pick). */
+void portfolio_settle(struct portfolio *p, double now_s);
 
 /* Runs in the next stint of arm a: one round of its concurrency (`jobs`
  * when it has none of its own); for an arm with its own background, rounds
- * enough for about a second of its measured run time (at most 8). */
+ * enough for about a second of its measured run time (at most 8), once
+ * it has run a round's worth of runs. A perturbation no run has finished
+ * under yet is first given the series' own concurrency, however crowded
+ * the arm: what a run under it costs is learned before a crowd pays it
+ * (a crowd of 16 step runs through a busy program held the machine for
+ * seconds). */
 int portfolio_stint(const struct portfolio *p, int a, int jobs);
 
 /*
@@ -158,6 +201,20 @@ double portfolio_slowdown(const struct portfolio *p, int a);
  */
 #define PORTFOLIO_SCALE_MAX 4.0
 double portfolio_timeout_scale(const struct portfolio *p, int a);
+
+/*
+ * The instruction budget of a step run (JOSTLE_CHAOS_STEPS): a trap costs
+ * about PORTFOLIO_STEP_COST_S of CPU, so a program's runs are stepped for
+ * at most PORTFOLIO_STEP_RATIO times the CPU a run of it uses without steps
+ * (the mean over every finished run of the arms that do not step), and at
+ * least PORTFOLIO_STEP_MIN instructions (the threads of a unit-test-sized
+ * program whole); PORTFOLIO_STEP_MAX before any such run has finished.
+ */
+#define PORTFOLIO_STEP_MIN 20000
+#define PORTFOLIO_STEP_MAX 60000
+#define PORTFOLIO_STEP_COST_S 20e-6
+#define PORTFOLIO_STEP_RATIO 4.0
+int portfolio_step_budget(const struct portfolio *p);
 
 /* A Gamma(shape, 1) draw (shape > 0) from the generator state; exposed for tests. */
 double portfolio_gamma(uint64_t *rng, double shape);

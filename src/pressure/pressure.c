@@ -477,6 +477,7 @@ bool pressure_may_launch(struct pressure *p, unsigned active)
 	if (p->stint_left <= 0 || p->arm < 0) {
 		if (p->next_arm < 0) {
 			running_times(p);
+			portfolio_settle(&p->pf, (double)p->now_ns / 1e9);
 			p->next_arm = portfolio_pick(&p->pf);
 		}
 		if (active > 0 && p->arm >= 0 && !shares_machine(p, p->arm, p->next_arm) && draining(p) > 0) {
@@ -567,6 +568,10 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 		if (r->budget_us > 0) {
 			dbuf_addc(&b, ',');
 			jsonw_kint(&b, "sync_budget_us", r->budget_us);
+		}
+		if (r->steps > 0) {
+			dbuf_addc(&b, ',');
+			jsonw_kint(&b, "steps", r->steps);
 		}
 	}
 	if (r->sites) {
@@ -686,7 +691,12 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 				r->max_us = c->sync_max_us;
 			if (c->sync_budget_us > 0 || !step)
 				r->budget_us = c->sync_budget_us;
-			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us, step);
+			/* auto steps a busy program less: a trap costs more than
+			 * most instructions (portfolio.h) */
+			if (step)
+				r->steps = c->steps > 0 ? c->steps :
+					   p->is_auto ? portfolio_step_budget(&p->pf) : PORTFOLIO_STEP_MAX;
+			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us, r->steps);
 			run_sites(p, r, *seed);
 		}
 		if (same_run) {
@@ -700,7 +710,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 		}
 	}
 	config_json(p, r, c);
-	portfolio_started(&p->pf, r->arm);
+	r->ticket = portfolio_started(&p->pf, r->arm);
 	p->stint_left--;
 	p->active++;
 	return r->env.v ? r->env.v : envp;
@@ -723,7 +733,7 @@ void pressure_abandon(struct pressure *p, uint64_t index)
 		return;
 	if (r->cgroup)
 		cgroup_remove(&p->cg, r->cg_name);
-	portfolio_dropped(&p->pf, r->arm);
+	portfolio_dropped(&p->pf, r->arm, r->ticket, (double)p->now_ns / 1e9);
 	run_release(r);
 	p->stint_left++;
 	p->active--;
@@ -787,16 +797,16 @@ void pressure_tick(struct pressure *p, int64_t now_ns)
 	}
 }
 
-void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s)
+void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s, double cpu_s)
 {
 	struct pressure_run *r;
 
 	if (!p->on || !p->runs || !(r = find_run(p, index)))
 		return;
 	if (wall_s >= 0)
-		portfolio_feedback(&p->pf, r->arm, failed, wall_s);
+		portfolio_feedback(&p->pf, r->arm, r->ticket, failed, wall_s, cpu_s, (double)p->now_ns / 1e9);
 	else
-		portfolio_dropped(&p->pf, r->arm);
+		portfolio_dropped(&p->pf, r->arm, r->ticket, (double)p->now_ns / 1e9);
 	if (r->cgroup)
 		cgroup_remove(&p->cg, r->cg_name);
 	run_release(r);

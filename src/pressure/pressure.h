@@ -115,6 +115,8 @@ struct pressure_run {
 	const char *sites;           /* siteplan.h: the plan file (borrowed), or NULL */
 	char site_mask[SITEMASK_HEX];
 	int budget_us;
+	int steps;                   /* --chaos step: instruction budget, else 0 */
+	uint64_t ticket;             /* portfolio_started's */
 	struct strvec env;           /* the run's own environment, when changed */
 	char *config_json;           /* the record's "config" object */
 };
@@ -191,9 +193,10 @@ void pressure_tick(struct pressure *p, int64_t now_ns);
  * -ENOENT when it has none (or no account there). Before pressure_ended. */
 int pressure_run_cpu(struct pressure *p, uint64_t index, double *user_s, double *sys_s);
 
-/* The run `index` ended and nothing of it is alive; wall_s < 0: it was
- * cancelled (no feedback to the portfolio). Removes its cgroup. */
-void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s);
+/* The run `index` ended and nothing of it is alive, after wall_s seconds
+ * and cpu_s of CPU; wall_s < 0: it was cancelled (no feedback to the
+ * portfolio). Removes its cgroup. */
+void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s, double cpu_s);
 /*
  * The deadline of run `index`, as a multiple of --timeout, once it passed
  * the timeout without being stuck: 1 (no more time) unless --chaos auto put

@@ -104,6 +104,15 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+void record_cpu(const struct run *r, double *user_s, double *sys_s)
+{
+	/* the tree's account when the rusage of the main child missed some */
+	double user = tv_s(r->ru.ru_utime), sys = tv_s(r->ru.ru_stime);
+
+	*user_s = (r->tree_user_s > user ? r->tree_user_s : user) + r->extra_user_s;
+	*sys_s = (r->tree_sys_s > sys ? r->tree_sys_s : sys) + r->extra_sys_s;
+}
+
 void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 		int64_t series_start_mono, const struct capture *cap, const char *log)
 {
@@ -143,10 +152,8 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kstr(b, "start", ts);
 	jsonw_kdbl(b, "t", (double)(r->start_mono - series_start_mono) / 1e9);
 	jsonw_kdbl(b, "wall_s", (double)(r->end_mono - r->start_mono) / 1e9);
-	/* the tree's account when the rusage of the main child missed some */
-	double user = tv_s(r->ru.ru_utime), sys = tv_s(r->ru.ru_stime);
-	user = (r->tree_user_s > user ? r->tree_user_s : user) + r->extra_user_s;
-	sys = (r->tree_sys_s > sys ? r->tree_sys_s : sys) + r->extra_sys_s;
+	double user, sys;
+	record_cpu(r, &user, &sys);
 	jsonw_kdbl(b, "user_s", user);
 	jsonw_kdbl(b, "sys_s", sys);
 	jsonw_kint(b, "maxrss_kb", r->ru.ru_maxrss);

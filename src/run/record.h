@@ -20,6 +20,8 @@ void record_series(struct dbuf *b, const char *series_id, const struct run_opts 
 /* The "run" line of a classified run; log is relative to the results dir or NULL. */
 void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 		int64_t series_start_mono, const struct capture *cap, const char *log);
+/* The CPU a classified run used (its tree: what the record says). */
+void record_cpu(const struct run *r, double *user_s, double *sys_s);
 /* The "end" line of a series (issue 6): why it stopped, for the reports. */
 void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
 		double elapsed_s);

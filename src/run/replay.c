@@ -70,6 +70,7 @@ static int apply(struct pressure_opts *po, const cJSON *run, unsigned *jobs, cha
 	c->sync_prob = jnum(cfg, "sync_prob", 0);
 	c->sync_max_us = (int)jnum(cfg, "sync_max_us", 0);
 	c->sync_budget_us = (int)jnum(cfg, "sync_budget_us", 0);
+	c->steps = (int)jnum(cfg, "steps", 0);
 	c->span_ms = (int)jnum(cfg, "span_ms", 0);
 	po->intensity = c->intensity;
 	*jobs = (unsigned)jnum(cfg, "jobs", 0);

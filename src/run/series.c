@@ -604,8 +604,10 @@ static void finish(struct series *s, struct run *r, int64_t now)
 			cancel_all(s, r, now);
 	}
 	/* a slow run does not reward its arm: it is no failure */
+	double user_s, sys_s;
+	record_cpu(r, &user_s, &sys_s);
 	pressure_ended(&s->pr, r->index, !r->cancelled && outcome_is_failure(r->outcome),
-		       r->cancelled ? -1.0 : (double)(r->end_mono - r->start_mono) / 1e9);
+		       r->cancelled ? -1.0 : (double)(r->end_mono - r->start_mono) / 1e9, user_s + sys_s);
 	r->config_json = NULL;
 	capture_release(&r->cap);
 	signature_release(&r->sig);

@@ -24,17 +24,19 @@ int main(void)
 
 	strvec_setenv(&env, "LD_PRELOAD", "/usr/lib/libuser.so");
 	strvec_setenv(&env, "ASAN_OPTIONS", "detect_leaks=0");
-	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200, 0, false);
+	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200, 0, 0);
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/libjostle-chaos.so:/usr/lib/libuser.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "detect_leaks=0:verify_asan_link_order=0");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_PROB"), "0.05");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_MAX_US"), "200");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "0");
 	CHECK(strvec_getenv(&env, "JOSTLE_CHAOS_STEP") == NULL);
+	CHECK(strvec_getenv(&env, "JOSTLE_CHAOS_STEPS") == NULL);
 	strvec_release(&env);
-	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000, 20000, true);
+	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000, 20000, 25000);
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "20000");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_STEP"), "1");
+	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_STEPS"), "25000");
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/lib.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "verify_asan_link_order=0");
 	strvec_release(&env);

@@ -11,6 +11,12 @@ static int find(const struct portfolio *p, const char *name)
 	return -1;
 }
 
+/* A run of arm a that starts and ends at once. */
+static void fb(struct portfolio *p, int a, bool failed, double wall_s, double cpu_s)
+{
+	portfolio_feedback(p, a, portfolio_started(p, a), failed, wall_s, cpu_s, 0);
+}
+
 /* Simulate: arm `hot` fails with probability 0.5, the others never. */
 static void simulate(struct portfolio *p, int hot, int stints, int *count)
 {
@@ -19,7 +25,7 @@ static void simulate(struct portfolio *p, int hot, int stints, int *count)
 		int a = portfolio_pick(p);
 		count[a]++;
 		for (int r = 0; r < 4; r++)
-			portfolio_feedback(p, a, a == hot && rng_unit(&world) < 0.5, 0.1);
+			fb(p, a, a == hot && rng_unit(&world) < 0.5, 0.1, 0);
 	}
 }
 
@@ -47,8 +53,8 @@ static void world_run(struct portfolio *p, int stints, const double *rate, const
 	for (int s = 0; s < stints; s++) {
 		int k = portfolio_pick(p);
 		for (int r = 0; r < portfolio_stint(p, k, 2); r++) {
-			portfolio_started(p, k);
-			portfolio_feedback(p, k, rng_unit(&world) < rate[k], secs[k]);
+			uint64_t t = portfolio_started(p, k);
+			portfolio_feedback(p, k, t, rng_unit(&world) < rate[k], secs[k], 0, 0);
 		}
 	}
 }
@@ -79,7 +85,16 @@ int main(void)
 	/* room for more runs at once: the crowd loads take all of it */
 	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
 	CHECK(q.n == 35 && find(&q, "crowd-jitter") >= 0 && find(&q, "crowd") >= 0 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
-	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 2) == 8);
+	/* a crowd's stint is a round of the crowd, once a run under its
+	 * perturbation has ended; before, a run per CPU (-j) */
+	CHECK(q.arm[0].cfg.jobs == 2 && portfolio_stint(&q, find(&q, "crowd"), 2) == 2);
+	CHECK(portfolio_stint(&q, find(&q, "crowd-step"), 8) == 2);
+	fb(&q, 0, false, 0.1, 0.1);
+	CHECK(portfolio_stint(&q, find(&q, "crowd"), 2) == 8);
+	CHECK(portfolio_stint(&q, find(&q, "crowd-step"), 8) == 2);
+	fb(&q, find(&q, "serial-step"), false, 3, 3);
+	CHECK(portfolio_stint(&q, find(&q, "crowd-step"), 8) == 8);
+	CHECK(portfolio_stint(&q, find(&q, "crowd-jitter"), 8) == 8);
 	CHECK(q.arm[find(&q, "crowd-threads")].cfg.jobs == 8 &&
 	      q.arm[find(&q, "crowd-threads")].cfg.chaos == CHAOS_THREADS);
 	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.ncpus == 1);
@@ -122,6 +137,7 @@ int main(void)
 	CHECK(q.arm[find(&q, "crowd")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
 	CHECK(q.arm[find(&q, "1cpu")].cfg.groups == 2 && q.arm[find(&q, "1cpu")].cfg.jobs == 4);
 	CHECK(q.arm[find(&q, "plain")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.groups == 1);
+	fb(&q, find(&q, "plain"), true, 0.1, 0.1);
 	CHECK(portfolio_stint(&q, find(&q, "1cpu"), 2) == 4);
 	portfolio_init_auto(&q, 1, 4, 4, 16, 16, &none);
 	CHECK(q.arm[find(&q, "1cpu")].cfg.groups == 4 && q.arm[find(&q, "1cpu")].cfg.jobs == 16);
@@ -161,14 +177,14 @@ int main(void)
 		portfolio_init_auto(&p, 5, 2, 2, 2, 2, &none);
 		CHECK(portfolio_pick(&p) == 0);
 		for (int i = 0; i < 4; i++)
-			portfolio_feedback(&p, 0, false, 0.1);
+			fb(&p, 0, false, 0.1, 0);
 		hot = find(&p, "1cpu-noise");
-		portfolio_feedback(&p, hot, true, 0.1);
-		portfolio_feedback(&p, hot, true, 0.1);
+		fb(&p, hot, true, 0.1, 0);
+		fb(&p, hot, true, 0.1, 0);
 		for (int i = 0; i < 30; i++) {
 			a = portfolio_pick(&p);
 			again += a == hot;
-			portfolio_feedback(&p, a, a == hot, 0.1);
+			fb(&p, a, a == hot, 0.1, 0);
 		}
 		CHECK(again >= 15);
 	}
@@ -178,9 +194,9 @@ int main(void)
 	portfolio_init_auto(&q, 99, 2, 2, 2, 2, &none);
 	for (int i = 0; i < 40; i++) {
 		seq1[i] = portfolio_pick(&p);
-		portfolio_feedback(&p, seq1[i], seq1[i] == 3, 0.1);
+		fb(&p, seq1[i], seq1[i] == 3, 0.1, 0);
 		seq2[i] = portfolio_pick(&q);
-		portfolio_feedback(&q, seq2[i], seq2[i] == 3, 0.1);
+		fb(&q, seq2[i], seq2[i] == 3, 0.1, 0);
 	}
 	CHECK(!memcmp(seq1, seq2, sizeof(seq1)));
 	/* a different seed explores in a different order (after the favourites) */
@@ -213,7 +229,7 @@ int main(void)
 			int k = portfolio_pick(&p);
 			if (k == 1)
 				picks_fast++;
-			portfolio_feedback(&p, k, (s % 5) == 0, k == 1 ? 0.01 : 1.0);
+			fb(&p, k, (s % 5) == 0, k == 1 ? 0.01 : 1.0, 0);
 		}
 		CHECK(picks_fast > 150);
 	}
@@ -316,8 +332,8 @@ int main(void)
 				continue;
 			}
 			for (int r = 0; r < portfolio_stint(&p, k, 2); r++) {
-				portfolio_started(&p, k);
-				portfolio_feedback(&p, k, k == fast && rng_unit(&world) < 0.5, 0.01);
+				uint64_t t = portfolio_started(&p, k);
+				portfolio_feedback(&p, k, t, k == fast && rng_unit(&world) < 0.5, 0.01, 0, now);
 			}
 			now += 0.01;
 		}
@@ -337,7 +353,7 @@ int main(void)
 		int hot = find(&p, "sync-hi");
 		for (int a = 0; a < p.n; a++)
 			for (int r = 0; r < 2; r++)
-				portfolio_feedback(&p, a, a == hot, 0.1);
+				fb(&p, a, a == hot, 0.1, 0);
 		for (int s = 0; s < 300; s++) {
 			int k = portfolio_pick(&p);
 			const char *n = p.arm[k].cfg.name;
@@ -346,7 +362,7 @@ int main(void)
 				shares++;
 			if (len > 5 && !strcmp(n + len - 5, "noise") && p.arm[k].load != p.arm[hot].load)
 				nothing++;
-			portfolio_feedback(&p, k, k == hot && rng_unit(&world) < 0.5, 0.1);
+			fb(&p, k, k == hot && rng_unit(&world) < 0.5, 0.1, 0);
 		}
 		CHECK(shares > nothing);
 	}
@@ -365,10 +381,13 @@ int main(void)
 	{
 		int j = find(&q, "jitter");
 		CHECK(portfolio_stint(&q, j, 2) == 2);
+		/* one short run (a crash) is not yet the arm's run time */
+		fb(&q, j, true, 0.01, 0);
+		CHECK(portfolio_stint(&q, j, 2) == 2);
 		for (int i = 0; i < 4; i++)
-			portfolio_feedback(&q, j, false, 0.25);
+			fb(&q, j, false, 0.3325, 0);
 		CHECK(portfolio_stint(&q, j, 2) == 8);
-		portfolio_feedback(&q, j, false, 100);
+		fb(&q, j, false, 100, 0);
 		CHECK(portfolio_stint(&q, j, 2) == 2);
 		CHECK(portfolio_stint(&q, find(&q, "sync"), 2) == 2);
 	}
@@ -379,10 +398,10 @@ int main(void)
 		int s = find(&q, "sync-hi");
 		CHECK(portfolio_slowdown(&q, s) == 1 && portfolio_run_time(&q, s) == 0);
 		for (int i = 0; i < 3; i++) {
-			portfolio_feedback(&q, 0, false, 0.1);
-			portfolio_feedback(&q, s, false, 0.3);
+			fb(&q, 0, false, 0.1, 0);
+			fb(&q, s, false, 0.3, 0);
 		}
-		portfolio_feedback(&q, s, true, 5);
+		fb(&q, s, true, 5, 0);
 		CHECK_NEAR(portfolio_run_time(&q, s), 0.3, 1e-9);
 		CHECK_NEAR(portfolio_slowdown(&q, s), 3, 1e-9);
 		CHECK(portfolio_slowdown(&q, 0) == 1);
@@ -393,10 +412,57 @@ int main(void)
 		int t = find(&q, "threads");
 		CHECK_NEAR(portfolio_timeout_scale(&q, t), PORTFOLIO_SCALE_MAX, 1e-9);
 		for (int i = 0; i < 3; i++)
-			portfolio_feedback(&q, t, false, 0.1);
+			fb(&q, t, false, 0.1, 0);
 		CHECK_NEAR(portfolio_timeout_scale(&q, t), 2.0, 1e-9);
-		portfolio_feedback(&q, t, false, 0.5);
+		fb(&q, t, false, 0.5, 0);
 		CHECK_NEAR(portfolio_timeout_scale(&q, t), 3.0, 1e-9);
+	}
+
+	/* a step run's instruction budget follows the CPU of the runs that do
+	 * not step: the most before any, the least for a short program */
+	{
+		portfolio_init_auto(&q, 5, 2, 2, 2, 2, &none);
+		int st = find(&q, "step"), pl = find(&q, "plain"), sh = find(&q, "sync-hi");
+		CHECK(portfolio_step_budget(&q) == PORTFOLIO_STEP_MAX);
+		fb(&q, st, false, 9, 9);   /* step runs themselves: not counted */
+		CHECK(portfolio_step_budget(&q) == PORTFOLIO_STEP_MAX);
+		fb(&q, pl, false, 0.01, 0.002);
+		CHECK(portfolio_step_budget(&q) == PORTFOLIO_STEP_MIN);
+		/* 0.15 s a run: 4 x 0.15 / 20 us = 30000 */
+		fb(&q, sh, true, 1.0, 0.298);
+		CHECK(portfolio_step_budget(&q) == 30000);
+		for (int i = 0; i < 4; i++)
+			fb(&q, pl, false, 2, 2);
+		CHECK(portfolio_step_budget(&q) == PORTFOLIO_STEP_MAX);
+	}
+
+	/* outcomes count in the order their runs started, arm by arm: the
+	 * fast crashes of a stint do not arrive before its long passes */
+	{
+		portfolio_init_auto(&q, 5, 2, 2, 8, 8, &none);
+		int a = find(&q, "crowd"), b = find(&q, "crowd-sync");
+		uint64_t tb = portfolio_started(&q, b);
+		uint64_t t1 = portfolio_started(&q, a), t2 = portfolio_started(&q, a), t3 = portfolio_started(&q, a);
+		portfolio_feedback(&q, a, t2, true, 0.05, 0.05, 1.0);
+		portfolio_feedback(&q, a, t3, true, 0.05, 0.05, 1.0);
+		CHECK(q.arm[a].runs == 0 && q.arm[a].pending == 3 && q.arm[a].ended == 2);
+		portfolio_settle(&q, 1.5);
+		CHECK(q.arm[a].runs == 0);
+		portfolio_feedback(&q, a, t1, false, 0.6, 0.5, 1.6);
+		CHECK(q.arm[a].runs == 3 && q.arm[a].fails == 2 && q.arm[a].passes == 1 && q.arm[a].pending == 0);
+		CHECK_NEAR(q.arm[a].wall_s, 0.7, 1e-9);
+		/* at most PORTFOLIO_HOLD_S behind a run that does not end */
+		uint64_t t4 = portfolio_started(&q, a), t5 = portfolio_started(&q, a);
+		portfolio_feedback(&q, a, t5, true, 0.05, 0.05, 10.0);
+		portfolio_settle(&q, 10.0 + PORTFOLIO_HOLD_S / 2);
+		CHECK(q.arm[a].runs == 3);
+		portfolio_settle(&q, 10.0 + PORTFOLIO_HOLD_S);
+		CHECK(q.arm[a].runs == 4 && q.arm[a].pending == 1);
+		portfolio_dropped(&q, a, t4, 20.0);
+		CHECK(q.arm[a].pending == 0 && q.nlive == 1);
+		/* another arm's earlier run holds nothing */
+		portfolio_feedback(&q, b, tb, false, 1, 1, 20.0);
+		CHECK(q.arm[b].runs == 1 && q.nlive == 0 && q.nheld == 0);
 	}
 
 	/* one-arm portfolio always picks it; stints scale with jobs */
@@ -407,8 +473,8 @@ int main(void)
 		CHECK(portfolio_stint(&p, 0, 4) == 4);
 		CHECK(portfolio_slowdown(&p, 0) == 1);
 	}
-	portfolio_feedback(&p, 0, true, 1);
-	portfolio_feedback(&p, 0, false, 1);
+	fb(&p, 0, true, 1, 0);
+	fb(&p, 0, false, 1, 0);
 	CHECK(p.arm[0].runs == 2 && p.arm[0].fails == 1 && p.arm[0].wall_s == 2.0);
 	return tap_done();
 }
