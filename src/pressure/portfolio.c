@@ -166,6 +166,7 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 	memset(p, 0, sizeof(*p));
 	p->rng = rng_splitmix64(&s);
 	p->jobs = jobs;
+	p->last = -1;
 	for (int l = 0; l < NLOADS; l++)
 		lmap[l] = load_wanted(&loads[l], ncpus, jobs, max_jobs, fixed) ? p->nload++ : -1;
 	for (int q = 0; q < NPERTURBS; q++)
@@ -280,7 +281,7 @@ int portfolio_pick(struct portfolio *p)
 	/* the first round while nothing has failed; a failure ends it (the
 	 * failing arm is then used at once) */
 	if (p->explored < p->nexplore && total_f == 0)
-		return p->order[p->explored++];
+		return p->last = p->order[p->explored++];
 	/* an arm never tried now and then: at most one stint each, and such
 	 * stints take at most UNTRIED_SHARE of the machine's time; none once
 	 * nearly every run fails (an untried arm cannot fail more, only run
@@ -293,10 +294,14 @@ int portfolio_pick(struct portfolio *p)
 		for (int a = 0; a < p->n; a++)
 			if (!p->arm[a].runs && !p->arm[a].pending && k-- == 0) {
 				p->arm[a].forced = true;
-				return a;
+				return p->last = a;
 			}
 	}
 	pooled = (total_f + 0.5) / (total_n + 1.0);
+	/* the arm of the stint now running: going from it to an arm with
+	 * another background (or back) drains the machine */
+	const struct parm *last = p->last >= 0 && p->last < p->n ? &p->arm[p->last] : NULL;
+	double last_s = last && last->runs ? last->wall_s / (double)last->runs : 0;
 	for (int a = 0; a < p->n; a++) {
 		const struct parm *r = &p->arm[a];
 		double pl = (fl[r->load] + PRIOR_RUNS * pooled) / (nl[r->load] + PRIOR_RUNS);
@@ -318,13 +323,21 @@ int portfolio_pick(struct portfolio *p)
 		 * expectation), after the first a draw (Thompson sampling) */
 		theta = total_f == 0 ? alpha / (alpha + beta) * (1 + 1e-3 * rng_unit(&p->rng))
 				     : beta_draw(&p->rng, alpha, beta);
-		score = theta * (r->cfg.jobs > 0 ? r->cfg.jobs : 1) / (run_s > 1e-3 ? run_s : 1e-3);
+		int conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+		score = theta * conc / (run_s > 1e-3 ? run_s : 1e-3);
+		/* a drain idles about half the slots for a run's time, going in
+		 * and coming out: with runs of a second, a one-round stint of
+		 * noise is worth half a stint of an arm that needs none */
+		if (last && (last->cfg.noise != r->cfg.noise || last->cfg.jitter != r->cfg.jitter)) {
+			double stint_s = (double)portfolio_stint(p, a, conc) / conc * run_s;
+			score *= stint_s / (stint_s + 0.5 * (last_s + run_s));
+		}
 		if (score > best) {
 			best = score;
 			pick = a;
 		}
 	}
-	return pick;
+	return p->last = pick;
 }
 
 uint64_t portfolio_started(struct portfolio *p, int a)

@@ -19,7 +19,9 @@
  * The choice is Thompson sampling on each arm's failures per second of
  * machine time: a draw of its failure probability per run (a Beta
  * posterior) times its runs per second (its concurrency over its mean run
- * time). The prior of an arm weighs two runs and is centred on what its two
+ * time), and for an arm whose background differs from the last pick's,
+ * times the share of its stint not lost to the drains in and out (half a
+ * run of each arm). The prior of an arm weighs two runs and is centred on what its two
  * values have shown so far with any partner (the product of the two
  * marginal failure probabilities over the pooled one), not on a fixed
  * optimistic guess: so an untried crowd of eight is no more promising per
@@ -119,6 +121,7 @@ struct portfolio {
 	struct parm arm[PORTFOLIO_MAX];
 	int nload, nperturb;   /* values on each dimension */
 	int jobs;              /* the series' own concurrency (auto) */
+	int last;              /* the arm last picked (its stint runs), -1 */
 	uint64_t rng;
 	int explored;          /* stints of the first round given so far */
 	int nexplore;          /* arms in the first round (all of them) */

@@ -17,8 +17,8 @@ fi
 check_eq "step: every run held the looping thread up (20 of 20 exit 1)" \
 	"$(json "$TMP/held/runs.jsonl" '[r["exit"] for r in rows].count(1)')" 20
 check_eq "step: each run's configuration says so" \
-	"$(json "$TMP/held/runs.jsonl" 'sorted({(r["config"]["arm"], r["config"]["chaos"], r["config"]["sync_prob"], r["config"]["sync_max_us"], r["config"]["sync_budget_us"]) for r in rows})')" \
-	"[('step', 'step', 0, 5000, 20000)]"
+	"$(json "$TMP/held/runs.jsonl" 'sorted({(r["config"]["arm"], r["config"]["chaos"], r["config"]["sync_prob"], r["config"]["sync_max_us"], r["config"]["sync_budget_us"], r["config"]["steps"]) for r in rows})')" \
+	"[('step', 'step', 0, 5000, 20000, 60000)]"
 
 "$JOSTLE" run -q -n 20 -j 2 --chaos sync --chaos-level 2 --seed 3 -o "$TMP/sync" -- "$P" held > /dev/null 2>&1
 check_eq "sync: no pthread call in the loop, so no run was held up in it" \
@@ -38,6 +38,21 @@ check_eq "step: rt_sigprocmask on an unmapped set fails with EFAULT as unstepped
 check_eq "replay: the recorded run's configuration and seed, held up again" \
 	"$(json "$TMP/rep/runs.jsonl" 'sorted({(r["config"]["chaos"], r["seed"], r["exit"]) for r in rows})')" \
 	"$(json "$TMP/held/runs.jsonl" '[(r["config"]["chaos"], r["seed"], r["exit"]) for r in rows if r["run"] == 5]')"
+
+# auto sizes the instruction budget (config.steps); a replay keeps it
+/usr/bin/python3 - "$TMP/held/runs.jsonl" "$TMP/budget.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f, open(sys.argv[2], "w") as out:
+    for line in f:
+        r = json.loads(line)
+        if r.get("type") == "run" and r["run"] == 5:
+            r["config"]["steps"] = 12345
+        out.write(json.dumps(r) + "\n")
+PY
+mkdir -p "$TMP/budget" && mv "$TMP/budget.jsonl" "$TMP/budget/runs.jsonl"
+"$JOSTLE" run -q -n 1 --replay "$TMP/budget:5" -o "$TMP/rep2" -- "$P" held > /dev/null 2>&1
+check_eq "replay: the recorded instruction budget" \
+	"$(json "$TMP/rep2/runs.jsonl" '[r["config"]["steps"] for r in rows]')" "[12345]"
 
 "$JOSTLE" run -n 1 --chaos steps -o "$TMP/bad" -- "$P" held > /dev/null 2> "$TMP/bad.err"
 check_eq "a wrong mode: exit 2" "$?" 2

@@ -339,7 +339,10 @@ int main(void)
 		}
 		printf("# untried stints with one in flight for good: %d\n", forced);
 		CHECK(hung >= 0);
-		CHECK(forced < 10);
+		/* 347 when runs in flight were not counted; the hung stint
+		 * holds two runs of sixteen slots when its perturbation was
+		 * never tried, a crowd's worth otherwise */
+		CHECK(forced < 15);
 	}
 	/*
 	 * The two dimensions are learned together: once sync-hi fails, the
