@@ -246,6 +246,29 @@ static double beta_draw(uint64_t *rng, double a, double b)
 #define ALWAYS_RUNS 20      /* runs before "nearly every run fails" is believed */
 #define ALWAYS_SHARE 0.9
 
+/* portfolio_stint, given how many runs have finished under the arm's
+ * perturbation (pick has counted them already). */
+static int stint_of(const struct portfolio *p, int a, int jobs, uint64_t qruns)
+{
+	const struct parm *r = &p->arm[a];
+	int j = r->cfg.jobs ? r->cfg.jobs : jobs, rounds = 1;
+
+	if (j < 1)
+		j = 1;
+	if (p->n > 1 && p->jobs > 0 && j > p->jobs && !r->cfg.noise && !r->cfg.jitter &&
+	    !qruns)
+		return p->jobs;
+	/* from a whole round at least: the first runs to end are the short
+	 * ones (crashes), and a stint sized on them held the machine for
+	 * seconds */
+	if ((r->cfg.noise || r->cfg.jitter) && p->n > 1 && r->runs >= (uint64_t)j) {
+		double mean = r->wall_s / (double)r->runs;
+		rounds = mean > 0 ? (int)ceil(1.0 / mean) : 8;
+		rounds = rounds < 1 ? 1 : rounds > 8 ? 8 : rounds;
+	}
+	return j * rounds;
+}
+
 int portfolio_pick(struct portfolio *p)
 {
 	double fl[PORTFOLIO_MAX] = { 0 }, nl[PORTFOLIO_MAX] = { 0 };
@@ -280,8 +303,12 @@ int portfolio_pick(struct portfolio *p)
 	}
 	/* the first round while nothing has failed; a failure ends it (the
 	 * failing arm is then used at once) */
-	if (p->explored < p->nexplore && total_f == 0)
-		return p->last = p->order[p->explored++];
+	while (p->explored < p->nexplore && total_f == 0) {
+		int a = p->order[p->explored++];
+		/* one that shared an earlier stint has been tried */
+		if (!p->arm[a].runs && !p->arm[a].pending)
+			return p->last = a;
+	}
 	/* an arm never tried now and then: at most one stint each, and such
 	 * stints take at most UNTRIED_SHARE of the machine's time; none once
 	 * nearly every run fails (an untried arm cannot fail more, only run
@@ -294,6 +321,8 @@ int portfolio_pick(struct portfolio *p)
 		for (int a = 0; a < p->n; a++)
 			if (!p->arm[a].runs && !p->arm[a].pending && k-- == 0) {
 				p->arm[a].forced = true;
+				p->arm[a].forced_until = p->arm[a].ended +
+					(uint64_t)stint_of(p, a, p->jobs, (uint64_t)nq[p->arm[a].perturb]);
 				return p->last = a;
 			}
 	}
@@ -329,7 +358,7 @@ int portfolio_pick(struct portfolio *p)
 		 * and coming out: with runs of a second, a one-round stint of
 		 * noise is worth half a stint of an arm that needs none */
 		if (last && (last->cfg.noise != r->cfg.noise || last->cfg.jitter != r->cfg.jitter)) {
-			double stint_s = (double)portfolio_stint(p, a, conc) / conc * run_s;
+			double stint_s = (double)stint_of(p, a, conc, (uint64_t)nq[r->perturb]) / conc * run_s;
 			score *= stint_s / (stint_s + 0.5 * (last_s + run_s));
 		}
 		if (score > best) {
@@ -338,6 +367,25 @@ int portfolio_pick(struct portfolio *p)
 		}
 	}
 	return p->last = pick;
+}
+
+int portfolio_member(const struct portfolio *p, int a)
+{
+	if (p->n <= 1 || a < 0 || a >= p->n)
+		return a;
+	for (int i = 0; i < p->n; i++)
+		if (p->arm[i].fails)
+			return a;
+	const struct parm *s = &p->arm[a];
+	if (!s->runs && !s->pending)
+		return a;
+	for (int b = 0; b < p->n; b++) {
+		const struct parm *r = &p->arm[b];
+		if (r->load == s->load && r->cfg.noise == s->cfg.noise && r->cfg.jitter == s->cfg.jitter &&
+		    !r->runs && !r->pending)
+			return b;
+	}
+	return a;
 }
 
 uint64_t portfolio_started(struct portfolio *p, int a)
@@ -415,10 +463,10 @@ void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed
 {
 	struct parm *r;
 
+	unlive(p, ticket);
 	if (a < 0 || a >= p->n)
 		return;
 	r = &p->arm[a];
-	unlive(p, ticket);
 	wall_s = wall_s > 0 ? wall_s : 0;
 	/* machine time: a run of a crowd of eight takes an eighth of it */
 	int conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
@@ -426,7 +474,7 @@ void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed
 	r->ended++;
 	if (r->forced) {
 		p->forced_s += wall_s / conc;
-		r->forced = r->ended < (uint64_t)conc;   /* the stint: one round */
+		r->forced = r->ended < r->forced_until;   /* its one stint */
 	}
 	if (p->nheld == PORTFOLIO_LIVE) {
 		count(p, &p->held[0]);
@@ -449,23 +497,7 @@ static uint64_t perturb_runs(const struct portfolio *p, int q)
 
 int portfolio_stint(const struct portfolio *p, int a, int jobs)
 {
-	const struct parm *r = &p->arm[a];
-	int j = r->cfg.jobs ? r->cfg.jobs : jobs, rounds = 1;
-
-	if (j < 1)
-		j = 1;
-	if (p->n > 1 && p->jobs > 0 && j > p->jobs && !r->cfg.noise && !r->cfg.jitter &&
-	    !perturb_runs(p, r->perturb))
-		return p->jobs;
-	/* from a whole round at least: the first runs to end are the short
-	 * ones (crashes), and a stint sized on them held the machine for
-	 * seconds */
-	if ((r->cfg.noise || r->cfg.jitter) && p->n > 1 && r->runs >= (uint64_t)j) {
-		double mean = r->wall_s / (double)r->runs;
-		rounds = mean > 0 ? (int)ceil(1.0 / mean) : 8;
-		rounds = rounds < 1 ? 1 : rounds > 8 ? 8 : rounds;
-	}
-	return j * rounds;
+	return stint_of(p, a, jobs, perturb_runs(p, p->arm[a].perturb));
 }
 
 int portfolio_step_budget(const struct portfolio *p)

@@ -35,11 +35,11 @@
  * at the time they have run so far, and none once nine runs in ten fail:
  * a program that fails in every run must not pay for a tour of 35 arms,
  * a slow one holding its slots for seconds). Until the first
- * failure every arm gets one stint, in an order that reaches every value
+ * failure every arm is tried, in an order that reaches every value
  * of both dimensions within the first stints (heavy sync chaos second and
  * steps third: they are what fails programs that never fail natively; the
- * rest seeded), then
- * the least explored arm goes first.
+ * rest seeded; an arm already tried in another's stint, portfolio_member,
+ * is skipped), then the least explored arm goes first.
  *
  * Runs are given to arms in stints of one round of the arm's concurrency
  * (the runs that share the machine share one condition). An arm with its
@@ -90,6 +90,7 @@ struct parm {
 	unsigned pending;      /* started, outcome not yet counted */
 	uint64_t ended;        /* runs ended (counted or held) */
 	bool forced;           /* in the stint an untried arm is given now and then */
+	uint64_t forced_until; /* ... until this many of its runs have ended */
 	double running_s;      /* set by the caller before a pick: how long its
 				* runs in flight have run so far */
 };
@@ -155,6 +156,20 @@ void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg);
 
 /* The arm of the next stint. */
 int portfolio_pick(struct portfolio *p);
+
+/*
+ * The arm of the next run of a stint of arm a: a itself, or while nothing
+ * has failed yet and a has been tried, an arm never tried that differs
+ * from a only in what is done to each run (thread chaos, sync chaos,
+ * steps; not the load, not the background): the runs of a stint share its
+ * load and background, not their own perturbation, so a crowd of eight
+ * tries five perturbations under a crowd at once. The tour before the
+ * first failure is then about one stint per load and background, not one
+ * per arm (35 stints of slow runs took twenty seconds on a spinning
+ * program that fails in a few runs in a hundred under any crowd). The
+ * record of such a run names its own arm; a replay runs a stint of it.
+ */
+int portfolio_member(const struct portfolio *p, int a);
 
 /* A run of arm a started; returns its ticket (the order of starts). */
 uint64_t portfolio_started(struct portfolio *p, int a);

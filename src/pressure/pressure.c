@@ -280,16 +280,24 @@ static void group_cpus(const struct pressure *p, int g, struct cpuset *out)
 }
 
 /* The group with the fewest runs in flight (runs of the stint's arm fill
- * the groups evenly; runs of an earlier arm of the same layout count). */
+ * the groups evenly; runs of an earlier arm of the same layout count, not
+ * those of another: the last runs of a crowd on every CPU are "group 0"
+ * and sent a one-CPU stint's runs all to the second CPU). */
 static int emptiest_group(const struct pressure *p)
 {
 	int groups = arm_groups(p, p->arm), best = 0;
 	unsigned best_n = UINT_MAX;
+	const struct pconfig *c = arm_cfg(p, p->arm);
 
 	for (int g = 0; g < groups; g++) {
 		unsigned n = 0;
-		for (unsigned i = 0; i < p->nruns; i++)
-			n += p->runs[i].used && p->runs[i].group == g;
+		for (unsigned i = 0; i < p->nruns; i++) {
+			const struct pressure_run *r = &p->runs[i];
+			if (!r->used || r->group != g || r->arm < 0 || r->arm >= p->pf.n)
+				continue;
+			const struct pconfig *o = arm_cfg(p, r->arm);
+			n += o->ncpus == c->ncpus && arm_groups(p, r->arm) == groups;
+		}
 		if (n < best_n) {
 			best_n = n;
 			best = g;
@@ -642,10 +650,11 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	memset(r, 0, sizeof(*r));
 	r->used = true;
 	r->index = index;
-	r->arm = p->arm;
-	c = arm_cfg(p, p->arm);
+	r->arm = p->is_auto ? portfolio_member(&p->pf, p->arm) : p->arm;
+	c = arm_cfg(p, r->arm);
 	if (p->po->replay && !p->po->replay_config_only)
 		*seed = p->po->replay_seed;
+	r->group = -1;   /* not counted in its own choice */
 	r->group = emptiest_group(p);
 	group_cpus(p, r->group, &cpus);
 	if (p->restricted || c->ncpus > 0)

@@ -102,6 +102,7 @@ int main(void)
 	      q.arm[find(&q, "crowd-1cpu-sync-hi")].cfg.chaos == CHAOS_SYNC);
 	/* the first round: plain, heavy sync chaos, steps, a crowd, then every
 	 * other load and perturbation */
+	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
 	CHECK(portfolio_pick(&q) == 0);
 	CHECK(portfolio_pick(&q) == find(&q, "sync-hi"));
 	CHECK(portfolio_pick(&q) == find(&q, "step"));
@@ -170,6 +171,46 @@ int main(void)
 		for (int i = 0; i < p.n; i++)
 			all &= seen[i] == 1;
 		CHECK(all);
+	}
+	/* before the first failure a stint's runs go to the untried arms of
+	 * its load and background: a crowd tries every perturbation of a run
+	 * at once, and the tour skips the arms so tried; not after a failure,
+	 * not across a background */
+	{
+		portfolio_init_auto(&p, 1, 2, 2, 8, 8, &none);
+		int crowd = find(&p, "crowd"), got[8], distinct = 1, same_load = 1;
+		CHECK(portfolio_member(&p, crowd) == crowd);
+		for (int i = 0; i < 8; i++) {
+			got[i] = portfolio_member(&p, crowd);
+			portfolio_started(&p, got[i]);
+			same_load &= p.arm[got[i]].load == p.arm[crowd].load && !p.arm[got[i]].cfg.noise &&
+				     !p.arm[got[i]].cfg.jitter;
+		}
+		for (int i = 0; i < 5; i++)
+			for (int j = 0; j < i; j++)
+				distinct &= got[i] != got[j];
+		CHECK(got[0] == crowd && distinct && same_load);
+		CHECK(got[5] == crowd && got[7] == crowd);
+		CHECK(p.arm[find(&p, "crowd-step")].pending == 1 && p.arm[find(&p, "crowd-sync-hi")].pending == 1);
+		/* the fixed round skips crowd-sync and crowd-threads now */
+		int seen_tried = 0;
+		for (int i = 0; i < 10; i++) {
+			int a = portfolio_pick(&p);
+			seen_tried |= a == find(&p, "crowd-sync") || a == find(&p, "crowd-threads") || a == crowd;
+			portfolio_started(&p, a);
+		}
+		CHECK(!seen_tried);
+		/* a background arm has no partners */
+		int cj = find(&p, "crowd-jitter");
+		portfolio_started(&p, cj);
+		CHECK(portfolio_member(&p, cj) == cj);
+		/* after a failure, every run is its stint's */
+		portfolio_init_auto(&p, 1, 2, 2, 8, 8, &none);
+		int cs = find(&p, "crowd-1cpu");
+		portfolio_started(&p, cs);
+		CHECK(portfolio_member(&p, cs) != cs);
+		fb(&p, find(&p, "serial"), true, 0.1, 0.1);
+		CHECK(portfolio_member(&p, cs) == cs);
 	}
 	/* a failure ends the exploration: the failing arm is used at once */
 	{
