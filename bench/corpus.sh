@@ -11,6 +11,10 @@
 #   stressng  the same loop with `stress-ng --cpu NCPU` in the background
 #   p2, p8    golang-stress -p 2 / -p 8
 #   auto      jostle run --chaos auto (no other option but the budget/timeout)
+# and, to compare variants side by side in the same minutes (A/B; not peers,
+# not in the ratio):
+#   jostle:ARGS  jostle run with ARGS, commas for spaces (jostle:-j,8,--chaos,none)
+#   old          --chaos auto of another build, OLD_JOSTLE=PATH (its jostle binary)
 # A failure is a non-zero exit, a signal or a run past RUN_TIMEOUT (a hang),
 # for every tool (jostle: outcome fail, crash or hang; not pass, ignored,
 # slow, or cut by the end of the budget).
@@ -124,10 +128,11 @@ fi
 [ -x "$JOSTLE" ] || die "build jostle first (make)"
 for t in $TOOLS; do
 	case $t in
-	seq | auto | jostle) ;;
+	seq | auto | jostle | jostle:*) ;;
+	old) [ -x "${OLD_JOSTLE:-}" ] || die "tool 'old' needs OLD_JOSTLE=PATH, a jostle binary" ;;
 	stressng) command -v stress-ng >/dev/null || die "stress-ng is not installed" ;;
 	p[0-9]*) command -v golang-stress >/dev/null || die "golang-stress is not installed" ;;
-	*) die "unknown tool '$t'; expected seq, stressng, pN (golang-stress -p N), jostle or auto" ;;
+	*) die "unknown tool '$t'; expected seq, stressng, pN (golang-stress -p N), jostle, jostle:ARGS, old or auto" ;;
 	esac
 done
 
@@ -135,7 +140,13 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/corpus.XXXXXX")
 # shellcheck source=bench/bglib.sh
 . bench/bglib.sh   # bg, stop_bg, the traps
 
-usnow() { echo "${EPOCHREALTIME/./}"; }   # microseconds, no fork
+# Microseconds now. Never as $(usnow) while a tool runs: a command
+# substitution forks, and a harness that forks 20 times a second beside a
+# tool is a perturbation of its own (golang-stress -p 8 failed
+# spin_handshake 2-3x more often beside such a poll than beside a sleep).
+usnow() { echo "${EPOCHREALTIME/./}"; }
+mkfifo "$tmp/nap" && exec {nap}<> "$tmp/nap" || die "cannot make a FIFO in '$tmp'"
+nap() { read -r -t "$1" -u "$nap"; }   # sleep SECS without a fork: nobody writes
 
 # The shell loop of seq and stressng: one line "END_US STATUS" per run.
 # Started with setsid; ends itself at FIRST failure when FIRST=1.
@@ -145,25 +156,29 @@ runloop() { # OUTFILE FIRST BIN ARGS...
 	while :; do
 		timeout -k 1 "$RT" "$@" > /dev/null 2>&1
 		rc=$?
-		echo "$(usnow) $rc" >> "$out"
+		echo "${EPOCHREALTIME/./} $rc" >> "$out"
 		[ "$first" = 1 ] && [ "$rc" != 0 ] && break
 	done
 }
 
 # wait_bg DEADLINE_US FIRST CHECK: until the deadline, or (FIRST=1) until
-# CHECK (a function) says a failure happened or the background tool ended.
+# CHECK (a function, no fork) says a failure happened or the background
+# tool ended. Without FIRST one nap to the deadline: no wakeup at all.
 wait_bg() {
-	local deadline=$1 first=$2 check=$3
-	while [ "$(usnow)" -lt "$deadline" ]; do
+	local deadline=$1 first=$2 check=$3 left frac
+	while left=$((deadline - ${EPOCHREALTIME/./})); [ "$left" -gt 0 ]; do
 		if [ "$first" = 1 ]; then
 			$check && break
 			kill -0 "$bg" 2>/dev/null || break
+			[ "$left" -gt 100000 ] && left=100000
 		fi
-		sleep 0.05
+		printf -v frac '%06d' $((left % 1000000))
+		nap "$((left / 1000000)).$frac"
 	done
 }
 
-loop_failed() { awk '$2 != 0 { f = 1 } END { exit !f }' "$tmp/loop.out" 2>/dev/null; }
+# the loop ends itself at its first failure (FIRST=1): wait_bg sees it end
+loop_failed() { return 1; }
 
 # Each cell prints "runs fails ttff_s elapsed_s extra" (ttff -1: none).
 cell_loop() { # SECS FIRST NOISE BIN ARGS...
@@ -176,7 +191,7 @@ cell_loop() { # SECS FIRST NOISE BIN ARGS...
 		nz=$!
 	fi
 	t0=$(usnow)
-	export -f runloop usnow
+	export -f runloop
 	export RT
 	setsid bash -c 'runloop "$@"' runloop "$tmp/loop.out" "$first" "$@" &
 	bg=$!
@@ -210,16 +225,17 @@ cell_gstress() { # P SECS FIRST BIN ARGS...
 		END { printf "%d %d %s %s -\n", (runs > f ? runs : f), f, ttff == "" ? -1 : ttff, lim }'
 }
 
-cell_jostle() { # SECS FIRST AUTO BIN ARGS...
+cell_jostle() { # SECS FIRST AUTO BIN ARGS...  ($jbin, $jargs: see cell)
 	local secs=$1 first=$2 auto=$3 d=$tmp/j
 	shift 3
 	rm -rf "$d"
 	local opts=(-q --no-report --time "${secs}s" --timeout "${RT}s" -o "$d")
 	[ "$first" = 1 ] && opts+=(--until first-failure)
 	[ "$auto" = 1 ] && opts+=(--chaos auto)
+	[ -n "$jargs" ] && IFS=, read -r -a extra <<< "$jargs" && opts+=("${extra[@]}")
 	# its own session, as every other tool: with autogroup scheduling
 	# (kernel.sched_autogroup_enabled) the CPU is shared per session first
-	setsid "$JOSTLE" run "${opts[@]}" -- "$@" > /dev/null 2>&1 &
+	setsid "$jbin" run "${opts[@]}" -- "$@" > /dev/null 2>&1 &
 	bg=$!
 	wait "$bg"
 	bg=
@@ -261,8 +277,11 @@ PY
 cell() { # TOOL SECS FIRST BIN ARGS...
 	local tool=$1
 	shift
+	jbin=$JOSTLE jargs=
 	case $tool in
 	seq) cell_loop "$1" "$2" 0 "${@:3}" ;;
+	jostle:*) jargs=${tool#jostle:}; cell_jostle "$1" "$2" 0 "${@:3}" ;;
+	old) jbin=$OLD_JOSTLE; cell_jostle "$1" "$2" 1 "${@:3}" ;;
 	stressng) cell_loop "$1" "$2" 1 "${@:3}" ;;
 	p[0-9]*) cell_gstress "${tool#p}" "$@" ;;
 	jostle) cell_jostle "$1" "$2" 0 "${@:3}" ;;
@@ -359,7 +378,7 @@ def summary(name, tool):
     return {"fpm": m, "fails": f, "ttff": t, "found": t <= cap, "runs": median([r[0] for r in rs]),
             "extra": rs[0][4]}
 
-peers = [t for t in tools if t not in ("auto", "jostle")]
+peers = [t for t in tools if t not in ("auto", "jostle", "old") and not t.startswith("jostle:")]
 bugs = [n for n in order if kinds[n] in ("bug", "zoo")]
 floor = 60.0 / budget  # one failure in the budget, per minute
 print("Cells: failures per minute over the %g s budget (median of %d), and in brackets the median time to"

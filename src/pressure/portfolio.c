@@ -246,6 +246,12 @@ static double beta_draw(uint64_t *rng, double a, double b)
 #define ALWAYS_RUNS 20      /* runs before "nearly every run fails" is believed */
 #define ALWAYS_SHARE 0.9
 
+/* Whether no run of arm r has started yet. */
+static bool untried(const struct parm *r)
+{
+	return !r->runs && !r->pending;
+}
+
 /* portfolio_stint, given how many runs have finished under the arm's
  * perturbation (pick has counted them already). */
 static int stint_of(const struct portfolio *p, int a, int jobs, uint64_t qruns)
@@ -276,7 +282,7 @@ int portfolio_pick(struct portfolio *p)
 	double wl[PORTFOLIO_MAX] = { 0 }, wq[PORTFOLIO_MAX] = { 0 };
 	double total_n = 0, total_f = 0, total_wall = 0, pooled, best = -1;
 	double running = 0, forced_running = 0;
-	int pick = 0, untried = 0;
+	int pick = 0, nuntried = 0;
 
 	p->stints++;
 	if (p->n <= 1)
@@ -292,7 +298,7 @@ int portfolio_pick(struct portfolio *p)
 		nq[r->perturb] += (double)r->runs;
 		wl[r->load] += r->wall_s;
 		wq[r->perturb] += r->wall_s;
-		untried += !r->runs && !r->pending;
+		nuntried += untried(r);
 		/* runs in flight count at the time they have taken so far: a
 		 * stint of slow runs (steps through a busy program) costs the
 		 * machine long before its first run ends */
@@ -306,7 +312,7 @@ int portfolio_pick(struct portfolio *p)
 	while (p->explored < p->nexplore && total_f == 0) {
 		int a = p->order[p->explored++];
 		/* one that shared an earlier stint has been tried */
-		if (!p->arm[a].runs && !p->arm[a].pending)
+		if (untried(&p->arm[a]))
 			return p->last = a;
 	}
 	/* an arm never tried now and then: at most one stint each, and such
@@ -314,12 +320,12 @@ int portfolio_pick(struct portfolio *p)
 	 * nearly every run fails (an untried arm cannot fail more, only run
 	 * faster, and the untried ones are the perturbations that slow runs) */
 	bool fails_always = total_n >= ALWAYS_RUNS && total_f >= ALWAYS_SHARE * total_n;
-	if (untried && !fails_always &&
+	if (nuntried && !fails_always &&
 	    p->forced_s + forced_running <= UNTRIED_SHARE * (p->machine_s + running) &&
 	    rng_unit(&p->rng) < UNTRIED_SHARE) {
-		int k = (int)rng_below(&p->rng, (uint64_t)untried);
+		int k = (int)rng_below(&p->rng, (uint64_t)nuntried);
 		for (int a = 0; a < p->n; a++)
-			if (!p->arm[a].runs && !p->arm[a].pending && k-- == 0) {
+			if (untried(&p->arm[a]) && k-- == 0) {
 				p->arm[a].forced = true;
 				p->arm[a].forced_until = p->arm[a].ended +
 					(uint64_t)stint_of(p, a, p->jobs, (uint64_t)nq[p->arm[a].perturb]);
@@ -373,16 +379,13 @@ int portfolio_member(const struct portfolio *p, int a)
 {
 	if (p->n <= 1 || a < 0 || a >= p->n)
 		return a;
-	for (int i = 0; i < p->n; i++)
-		if (p->arm[i].fails)
-			return a;
 	const struct parm *s = &p->arm[a];
-	if (!s->runs && !s->pending)
+	if (p->fails || untried(s))
 		return a;
 	for (int b = 0; b < p->n; b++) {
 		const struct parm *r = &p->arm[b];
 		if (r->load == s->load && r->cfg.noise == s->cfg.noise && r->cfg.jitter == s->cfg.jitter &&
-		    !r->runs && !r->pending)
+		    untried(r))
 			return b;
 	}
 	return a;
@@ -419,6 +422,7 @@ static void count(struct portfolio *p, const struct pheld *h)
 		r->pending--;
 	r->runs++;
 	r->fails += h->failed;
+	p->fails += h->failed;
 	r->wall_s += h->wall_s;
 	r->cpu_s += h->cpu_s;
 	if (!h->failed) {

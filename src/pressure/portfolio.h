@@ -131,6 +131,7 @@ struct portfolio {
 	double machine_s;      /* every run's time over its arm's concurrency */
 	double forced_s;       /* the same of the stints given to untried arms */
 	uint64_t tickets;      /* runs started */
+	uint64_t fails;        /* failures counted, all arms */
 	int nlive, nheld;
 	struct pticket live[PORTFOLIO_LIVE];  /* runs in flight (the first PORTFOLIO_LIVE) */
 	struct pheld held[PORTFOLIO_LIVE];    /* ended, not yet counted */

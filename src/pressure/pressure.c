@@ -383,18 +383,6 @@ static int64_t overdue_at(const struct pressure *p, const struct pressure_run *r
 	return r->start_ns + (after > 1000000000LL ? after : 1000000000LL);
 }
 
-/* Runs in flight that are not overdue (a drain waits for them). */
-static unsigned draining(const struct pressure *p)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < p->nruns; i++) {
-		const struct pressure_run *r = &p->runs[i];
-		n += r->used && (r->pid <= 0 || p->now_ns < overdue_at(p, r));
-	}
-	return n;
-}
-
 /* The CPU of process pid and of its reaped children in clock ticks (the
  * 14th to 17th fields of /proc/PID/stat, after the command's ')'), or -1. */
 static int64_t proc_ticks(pid_t pid)
@@ -452,15 +440,16 @@ static bool overdue_busy(struct pressure *p, struct pressure_run *r)
 	return r->busy;
 }
 
-/* Runs in flight that count against the stint's concurrency: those not
- * overdue, and overdue ones still busy. */
-static unsigned in_stint(struct pressure *p)
+/* Runs in flight that a drain waits for: those not overdue; with busy,
+ * those that count against a stint's concurrency: overdue ones still busy
+ * too. */
+static unsigned in_flight(struct pressure *p, bool busy)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < p->nruns; i++) {
 		struct pressure_run *r = &p->runs[i];
-		n += r->used && (r->pid <= 0 || p->now_ns < overdue_at(p, r) || overdue_busy(p, r));
+		n += r->used && (r->pid <= 0 || p->now_ns < overdue_at(p, r) || (busy && overdue_busy(p, r)));
 	}
 	return n;
 }
@@ -488,13 +477,13 @@ bool pressure_may_launch(struct pressure *p, unsigned active)
 			portfolio_settle(&p->pf, (double)p->now_ns / 1e9);
 			p->next_arm = portfolio_pick(&p->pf);
 		}
-		if (active > 0 && p->arm >= 0 && !shares_machine(p, p->arm, p->next_arm) && draining(p) > 0) {
+		if (active > 0 && p->arm >= 0 && !shares_machine(p, p->arm, p->next_arm) && in_flight(p, false) > 0) {
 			p->drain_wait = true;
 			return false;
 		}
 		new_stint(p, p->next_arm);
 	}
-	return (p->is_auto ? in_stint(p) : active) < arm_jobs(p, p->arm);
+	return (p->is_auto ? in_flight(p, true) : active) < arm_jobs(p, p->arm);
 }
 
 static struct pressure_run *find_run(struct pressure *p, uint64_t index)
