@@ -128,7 +128,7 @@ fi
 [ -x "$JOSTLE" ] || die "build jostle first (make)"
 for t in $TOOLS; do
 	case $t in
-	seq | auto | jostle | jostle:*) ;;
+	seq | auto | jostle | jostle:?*) ;;
 	old) [ -x "${OLD_JOSTLE:-}" ] || die "tool 'old' needs OLD_JOSTLE=PATH, a jostle binary" ;;
 	stressng) command -v stress-ng >/dev/null || die "stress-ng is not installed" ;;
 	p[0-9]*) command -v golang-stress >/dev/null || die "golang-stress is not installed" ;;
@@ -140,11 +140,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/corpus.XXXXXX")
 # shellcheck source=bench/bglib.sh
 . bench/bglib.sh   # bg, stop_bg, the traps
 
-# Microseconds now. Never as $(usnow) while a tool runs: a command
-# substitution forks, and a harness that forks 20 times a second beside a
-# tool is a perturbation of its own (golang-stress -p 8 failed
-# spin_handshake 2-3x more often beside such a poll than beside a sleep).
-usnow() { echo "${EPOCHREALTIME/./}"; }
+# Microseconds now are "${EPOCHREALTIME/./}", expanded in place: never a
+# $(...) while a tool runs, for a command substitution forks, and a harness
+# that forks 20 times a second beside a tool is a perturbation of its own
+# (golang-stress -p 8 failed spin_handshake 2-3x more often beside such a
+# poll than beside a sleep).
 mkfifo "$tmp/nap" && exec {nap}<> "$tmp/nap" || die "cannot make a FIFO in '$tmp'"
 nap() { read -r -t "$1" -u "$nap"; }   # sleep SECS without a fork: nobody writes
 
@@ -162,8 +162,9 @@ runloop() { # OUTFILE FIRST BIN ARGS...
 }
 
 # wait_bg DEADLINE_US FIRST CHECK: until the deadline, or (FIRST=1) until
-# CHECK (a function, no fork) says a failure happened or the background
-# tool ended. Without FIRST one nap to the deadline: no wakeup at all.
+# CHECK (a function or builtin, no fork) says a failure happened or the
+# background tool ended (the loops end themselves at a first failure: their
+# CHECK is `false`). Without FIRST one nap to the deadline: no wakeup at all.
 wait_bg() {
 	local deadline=$1 first=$2 check=$3 left frac
 	while left=$((deadline - ${EPOCHREALTIME/./})); [ "$left" -gt 0 ]; do
@@ -177,9 +178,6 @@ wait_bg() {
 	done
 }
 
-# the loop ends itself at its first failure (FIRST=1): wait_bg sees it end
-loop_failed() { return 1; }
-
 # Each cell prints "runs fails ttff_s elapsed_s extra" (ttff -1: none).
 cell_loop() { # SECS FIRST NOISE BIN ARGS...
 	local secs=$1 first=$2 noise=$3 t0 nz=
@@ -190,12 +188,12 @@ cell_loop() { # SECS FIRST NOISE BIN ARGS...
 		setsid stress-ng --cpu "$NCPU" --quiet > /dev/null 2>&1 &
 		nz=$!
 	fi
-	t0=$(usnow)
+	t0=${EPOCHREALTIME/./}
 	export -f runloop
 	export RT
 	setsid bash -c 'runloop "$@"' runloop "$tmp/loop.out" "$first" "$@" &
 	bg=$!
-	wait_bg $((t0 + secs * 1000000)) "$first" loop_failed
+	wait_bg $((t0 + secs * 1000000)) "$first" false
 	stop_bg
 	if [ -n "$nz" ]; then
 		bg=$nz
@@ -211,7 +209,7 @@ cell_gstress() { # P SECS FIRST BIN ARGS...
 	local p=$1 secs=$2 first=$3 t0 runs
 	shift 3
 	rm -f "$tmp"/gsf-* "$tmp/gs.out"
-	t0=$(usnow)
+	t0=${EPOCHREALTIME/./}
 	setsid golang-stress -p "$p" -timeout "${RT}s" -o "$tmp/gsf-" "$@" > "$tmp/gs.out" 2>&1 &
 	bg=$!
 	wait_bg $((t0 + secs * 1000000)) "$first" gs_failed
@@ -226,7 +224,7 @@ cell_gstress() { # P SECS FIRST BIN ARGS...
 }
 
 cell_jostle() { # SECS FIRST AUTO BIN ARGS...  ($jbin, $jargs: see cell)
-	local secs=$1 first=$2 auto=$3 d=$tmp/j
+	local secs=$1 first=$2 auto=$3 d=$tmp/j extra
 	shift 3
 	rm -rf "$d"
 	local opts=(-q --no-report --time "${secs}s" --timeout "${RT}s" -o "$d")
