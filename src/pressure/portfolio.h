@@ -132,6 +132,7 @@ struct portfolio {
 	double forced_s;       /* the same of the stints given to untried arms */
 	uint64_t tickets;      /* runs started */
 	uint64_t fails;        /* failures counted, all arms */
+	int crowd;             /* the load "crowd" (all CPUs, max_jobs), -1 if none */
 	int nlive, nheld;
 	struct pticket live[PORTFOLIO_LIVE];  /* runs in flight (the first PORTFOLIO_LIVE) */
 	struct pheld held[PORTFOLIO_LIVE];    /* ended, not yet counted */

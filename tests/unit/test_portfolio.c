@@ -160,6 +160,41 @@ int main(void)
 		CHECK(find(&q, "sync-hi") < 0 && find(&q, "sync") < 0 && find(&q, "threads") >= 0 && find(&q, "plain") == 0);
 	}
 
+	/* before the first failure the crowd keeps a quarter of the machine's time:
+	 * after plain's stint (no crowd time yet) a crowd arm, not the round's
+	 * next; once the crowd has its share the round goes on; none of it
+	 * after a failure, nor without a crowd */
+	{
+		portfolio_init_auto(&p, 1, 2, 2, 8, 8, &none);
+		CHECK(p.crowd >= 0 && p.crowd == p.arm[find(&p, "crowd")].load);
+		CHECK(p.crowd != p.arm[find(&p, "crowd-1cpu")].load);
+		CHECK(portfolio_pick(&p) == 0);
+		fb(&p, 0, false, 1.0, 0.1);
+		fb(&p, 0, false, 1.0, 0.1);
+		int a = portfolio_pick(&p);
+		CHECK(p.arm[a].load == p.crowd);
+		for (int i = 0; i < 6; i++)
+			fb(&p, a, false, 1.0, 0.1);
+		/* crowd 0.75 s of machine time against plain's 1 s: 43% */
+		a = portfolio_pick(&p);
+		CHECK(a == find(&p, "sync-hi"));
+		fb(&p, a, false, 4.0, 0.1);
+		fb(&p, a, false, 4.0, 0.1);
+		/* 0.75 of 5.75 s: the crowd's turn again */
+		a = portfolio_pick(&p);
+		CHECK(p.arm[a].load == p.crowd);
+		fb(&p, find(&p, "step"), true, 0.1, 0.1);
+		int crowd_picks = 0;
+		for (int i = 0; i < 20; i++)
+			crowd_picks += p.arm[portfolio_pick(&p)].load == p.crowd;
+		CHECK(crowd_picks < 20);
+		portfolio_init_auto(&q, 1, 2, 2, 2, 2, &none);
+		CHECK(q.crowd == -1);
+		struct pconfig one = q.arm[0].cfg;
+		portfolio_init_one(&q, &one);
+		CHECK(q.crowd == -1);
+	}
+
 	/* exploration while nothing fails: every arm once, plain first */
 	{
 		int seen[PORTFOLIO_MAX] = { 0 }, all = 1;
