@@ -247,6 +247,7 @@ static double beta_draw(uint64_t *rng, double a, double b)
  * first runs fail is believed at once.
  */
 #define PRIOR_RUNS 2.0
+#define PRIOR_MAX_RUNS 1000.0 /* the most runs an arm's prior weighs */
 #define CROWD_SHARE 0.25
 #define UNTRIED_SHARE 0.1
 #define ALWAYS_RUNS 20      /* runs before "nearly every run fails" is believed */
@@ -376,8 +377,17 @@ int portfolio_pick(struct portfolio *p)
 		double alpha, beta, theta, score;
 
 		prior = prior < 0.999 ? prior : 0.999;
-		alpha = PRIOR_RUNS * prior + (double)r->fails;
-		beta = PRIOR_RUNS * (1 - prior) + (double)(r->runs - r->fails);
+		/* after the first failure the arm's prior weighs the runs that
+		 * would show one failure at its rate: when every arm fails about
+		 * one run in a hundred, two pseudo-runs wrote an arm off after a
+		 * clean stint and the arm that failed first kept the machine.
+		 * Not so for the two values' priors above: weighed that way
+		 * they kept fast arms of values that never fail in the running
+		 * for a thousand runs, and programs that fail under one step
+		 * arm lost most of their failures (bench/portfolio_sim.c) */
+		double w = total_f > 0 ? fmax(PRIOR_RUNS, fmin(1.0 / prior, PRIOR_MAX_RUNS)) : PRIOR_RUNS;
+		alpha = w * prior + (double)r->fails;
+		beta = w * (1 - prior) + (double)(r->runs - r->fails);
 		/* before any failure the least explored arm (the highest
 		 * expectation), after the first a draw (Thompson sampling) */
 		theta = total_f == 0 ? alpha / (alpha + beta) * (1 + 1e-3 * rng_unit(&p->rng))

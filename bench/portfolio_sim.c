@@ -1,0 +1,183 @@
+/*
+ * portfolio_sim.c: --chaos auto's arm choice (src/pressure/portfolio.c) on
+ * simulated programs, without runs: each arm of the auto portfolio fails a
+ * run with a fixed probability and its runs take a fixed time; the sim asks
+ * the portfolio for stints, feeds back outcomes and prints failures per
+ * second of machine time against two references (every stint on the best
+ * arm; stints spread evenly). Seconds, where the corpus bench takes an hour;
+ * what it cannot say is how real programs' rates look, so a change that
+ * wins here still goes through bench/corpus.sh.
+ *
+ *   cc -O2 -D_GNU_SOURCE -iquote src -o /tmp/portfolio_sim \
+ *      bench/portfolio_sim.c src/pressure/portfolio.c -lm
+ *   /tmp/portfolio_sim [SEEDS [STINTS...]]        (default: 20 150 400 2000)
+ *
+ * To weigh a change, build it twice (the other portfolio.c from a git
+ * worktree) and run both: the worlds and seeds are the same.
+ *
+ * The machine: 2 CPUs, room for 8 runs at once (a crowd of 8, one-CPU
+ * crowds of 16), as on the bench machine. A run lasts 50 ms on its own;
+ * runs deeper than the CPUs take proportionally longer, and step runs
+ * (one instruction budget at a time) ten times as long.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pressure/portfolio.h"
+#include "util/rng.h"
+
+/* A world: arms named `hot` (a prefix or suffix match, see matches()) fail
+ * with probability hot_rate, the others with base_rate. */
+struct world {
+	const char *what;
+	const char *hot;
+	double hot_rate, base_rate;
+};
+
+static const struct world worlds[] = {
+	{ "one step arm, 5%", "=step", 0.05, 0 },
+	{ "crowd step, 2%", "=crowd-step", 0.02, 0 },
+	{ "every step arm, 3%", "*step", 0.03, 0 },
+	{ "serial only, 4%", "=serial", 0.04, 0 },
+	{ "heavy sync only, 1%", "=sync-hi", 0.01, 0 },
+	{ "every arm 1%, one crowd arm 3%", "=crowd-threads", 0.03, 0.01 },
+	{ "every arm 1%, one crowd arm 10%", "=crowd-threads", 0.10, 0.01 },
+	{ "every arm 0.5%, serial jitter 2.6%", "=serial-jitter", 0.026, 0.005 },
+	{ "every arm 0.2%, one-CPU crowd sync 2%", "=crowd-1cpu-sync", 0.02, 0.002 },
+	{ "every arm 0.3%, the crowd 1%", "=crowd", 0.01, 0.003 },
+	{ "every run fails", "*", 1.0, 1.0 },
+};
+
+#define NCPU 2
+#define SLOTS 8
+
+/* "=name" is that arm; "*sfx" every arm whose name ends in sfx ("*" all). */
+static bool matches(const char *pat, const char *name)
+{
+	if (pat[0] == '=')
+		return !strcmp(pat + 1, name);
+	size_t n = strlen(name), k = strlen(pat + 1);
+	return n >= k && !strcmp(name + n - k, pat + 1);
+}
+
+static double run_secs(const struct parm *r)
+{
+	int jobs = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+	double s = 0.05 * (jobs > NCPU ? (double)jobs / NCPU : 1.0);
+	return r->cfg.chaos == CHAOS_STEP ? 10 * s : s;
+}
+
+/* Machine time of arm a: its runs' time over its concurrency. */
+static double machine(const struct parm *r)
+{
+	return r->wall_s / (r->cfg.jobs > 0 ? r->cfg.jobs : 1);
+}
+
+struct result {
+	double fails_per_s, hot_share;
+};
+
+static int simulate(const struct world *w, uint64_t seed, int stints, struct result *out)
+{
+	struct portfolio p;
+	struct portfolio_fixed none = { 0 };
+	double rate[PORTFOLIO_MAX];
+	uint64_t world = seed * 7919 + 1;
+
+	portfolio_init_auto(&p, seed, NCPU, NCPU, SLOTS, 2 * SLOTS, &none);
+	for (int a = 0; a < p.n; a++)
+		rate[a] = matches(w->hot, p.arm[a].cfg.name) ? w->hot_rate : w->base_rate;
+	for (int s = 0; s < stints; s++) {
+		int k = portfolio_pick(&p);
+		if (k < 0 || k >= p.n)
+			return -1;
+		for (int r = 0; r < portfolio_stint(&p, k, NCPU); r++) {
+			uint64_t t = portfolio_started(&p, k);
+			portfolio_feedback(&p, k, t, rng_unit(&world) < rate[k], run_secs(&p.arm[k]), 0, 0);
+		}
+	}
+	double total = 0, hot = 0, fails = 0;
+	for (int a = 0; a < p.n; a++) {
+		total += machine(&p.arm[a]);
+		fails += (double)p.arm[a].fails;
+		if (rate[a] == w->hot_rate)
+			hot += machine(&p.arm[a]);
+	}
+	out->fails_per_s = total > 0 ? fails / total : 0;
+	out->hot_share = total > 0 ? hot / total : 0;
+	return 0;
+}
+
+/* The references: failures per machine second of the best arm alone, and
+ * of every arm in equal machine time. */
+static void references(const struct world *w, double *best, double *even)
+{
+	struct portfolio p;
+	struct portfolio_fixed none = { 0 };
+	double sum = 0;
+
+	portfolio_init_auto(&p, 1, NCPU, NCPU, SLOTS, 2 * SLOTS, &none);
+	*best = 0;
+	for (int a = 0; a < p.n; a++) {
+		const struct parm *r = &p.arm[a];
+		double per_s = (matches(w->hot, r->cfg.name) ? w->hot_rate : w->base_rate) *
+			       (r->cfg.jobs > 0 ? r->cfg.jobs : 1) / run_secs(r);
+		*best = per_s > *best ? per_s : *best;
+		sum += per_s;
+	}
+	*even = sum / p.n;
+}
+
+int main(int argc, char **argv)
+{
+	int seeds = argc > 1 ? atoi(argv[1]) : 20;
+	int horizons[8] = { 150, 400, 2000 }, nh = 3;
+
+	if (seeds < 1 || seeds > 10000) {
+		fprintf(stderr, "portfolio_sim: SEEDS must be 1..10000, got '%s'\n", argv[1]);
+		return 2;
+	}
+	if (argc > 2) {
+		nh = 0;
+		for (int i = 2; i < argc && nh < 8; i++) {
+			horizons[nh] = atoi(argv[i]);
+			if (horizons[nh] < 1) {
+				fprintf(stderr, "portfolio_sim: STINTS must be a positive number, got '%s'\n", argv[i]);
+				return 2;
+			}
+			nh++;
+		}
+	}
+	printf("Failures per second of machine time (mean of %d seeds) after N stints;\n", seeds);
+	printf("in brackets the hot arms' share of the machine. best: the best arm alone; even: every arm alike.\n\n");
+	printf("| world | best | even |");
+	for (int h = 0; h < nh; h++)
+		printf(" %d stints |", horizons[h]);
+	printf("\n| --- | ---: | ---: |");
+	for (int h = 0; h < nh; h++)
+		printf(" ---: |");
+	printf("\n");
+	for (size_t i = 0; i < sizeof worlds / sizeof worlds[0]; i++) {
+		const struct world *w = &worlds[i];
+		double best, even;
+		references(w, &best, &even);
+		printf("| %s | %.2f | %.2f |", w->what, best, even);
+		for (int h = 0; h < nh; h++) {
+			double f = 0, share = 0;
+			for (int s = 1; s <= seeds; s++) {
+				struct result r;
+				if (simulate(w, (uint64_t)s, horizons[h], &r)) {
+					fprintf(stderr, "portfolio_sim: the portfolio picked no arm\n");
+					return 1;
+				}
+				f += r.fails_per_s;
+				share += r.hot_share;
+			}
+			printf(" %.2f (%.2f) |", f / seeds, share / seeds);
+		}
+		printf("\n");
+	}
+	return 0;
+}
