@@ -84,11 +84,14 @@ static int simulate(const struct world *w, uint64_t seed, int stints, struct res
 	struct portfolio p;
 	struct portfolio_fixed none = { 0 };
 	double rate[PORTFOLIO_MAX];
+	bool hot_arm[PORTFOLIO_MAX];
 	uint64_t world = seed * 7919 + 1;
 
 	portfolio_init_auto(&p, seed, NCPU, NCPU, SLOTS, 2 * SLOTS, &none);
-	for (int a = 0; a < p.n; a++)
-		rate[a] = matches(w->hot, p.arm[a].cfg.name) ? w->hot_rate : w->base_rate;
+	for (int a = 0; a < p.n; a++) {
+		hot_arm[a] = matches(w->hot, p.arm[a].cfg.name);
+		rate[a] = hot_arm[a] ? w->hot_rate : w->base_rate;
+	}
 	for (int s = 0; s < stints; s++) {
 		int k = portfolio_pick(&p);
 		if (k < 0 || k >= p.n)
@@ -102,7 +105,7 @@ static int simulate(const struct world *w, uint64_t seed, int stints, struct res
 	for (int a = 0; a < p.n; a++) {
 		total += machine(&p.arm[a]);
 		fails += (double)p.arm[a].fails;
-		if (rate[a] == w->hot_rate)
+		if (hot_arm[a])
 			hot += machine(&p.arm[a]);
 	}
 	out->fails_per_s = total > 0 ? fails / total : 0;
