@@ -425,12 +425,13 @@ int main(void)
 	 * a hundred, one crowd arm three (spin_handshake under crowd-threads,
 	 * token_ring). With a prior of two pseudo-runs an arm was written off
 	 * after a clean stint and whichever arm failed first kept the machine:
-	 * the better arm had 0.22 of it (mean of ten worlds); weighed as the
-	 * runs that would show one failure at its rate, 0.42.
+	 * the better arm had 0.21 of it (mean of forty worlds); weighed as the
+	 * runs that would show one failure at its rate, 0.30 (0.32 with the
+	 * plain crowd judged on its own runs, below).
 	 */
 	{
 		double share = 0;
-		for (uint64_t seed = 1; seed <= 10; seed++) {
+		for (uint64_t seed = 1; seed <= 40; seed++) {
 			double rate[PORTFOLIO_MAX], secs[PORTFOLIO_MAX];
 			portfolio_init_auto(&p, seed, 2, 2, 8, 16, &none);
 			int better = find(&p, "crowd-threads");
@@ -440,10 +441,33 @@ int main(void)
 				secs[a] = 0.05 * (p.arm[a].cfg.jobs > 2 ? p.arm[a].cfg.jobs / 2 : 1);
 			}
 			world_run(&p, 2000, rate, secs, seed + 100);
-			share += machine(&p, better) / machine_all(&p) / 10;
+			share += machine(&p, better) / machine_all(&p) / 40;
 		}
-		printf("# the better arm of ten: %.2f of the machine\n", share);
-		CHECK(share > 0.27);
+		printf("# the better arm of forty: %.2f of the machine\n", share);
+		CHECK(share > 0.26);
+	}
+	/*
+	 * The plain crowd is judged on its own runs: every arm fails 0.3% of
+	 * runs, the plain crowd 1% (golang-stress -p 8's best programs). Its
+	 * values' clean runs elsewhere wrote it off after the first failure
+	 * of another arm: 0.11 of the machine (mean of forty worlds); 0.77
+	 * now.
+	 */
+	{
+		double share = 0;
+		for (uint64_t seed = 1; seed <= 40; seed++) {
+			double rate[PORTFOLIO_MAX], secs[PORTFOLIO_MAX];
+			portfolio_init_auto(&p, seed, 2, 2, 8, 16, &none);
+			int crowd = find(&p, "crowd");
+			for (int a = 0; a < p.n; a++) {
+				rate[a] = a == crowd ? 0.01 : 0.003;
+				secs[a] = 0.05 * (p.arm[a].cfg.jobs > 2 ? p.arm[a].cfg.jobs / 2 : 1);
+			}
+			world_run(&p, 2000, rate, secs, seed + 200);
+			share += machine(&p, crowd) / machine_all(&p) / 40;
+		}
+		printf("# the plain crowd: %.2f of the machine\n", share);
+		CHECK(share > 0.4);
 	}
 	/*
 	 * The two dimensions are learned together: once sync-hi fails, the
