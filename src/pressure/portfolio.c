@@ -387,6 +387,17 @@ int portfolio_pick(struct portfolio *p)
 		double alpha, beta, theta, score;
 
 		prior = prior < 0.999 ? prior : 0.999;
+		/* the plain crowd is judged on its own runs: its two values'
+		 * clean runs elsewhere (the crowd under perturbations that
+		 * hide the bug, no perturbation on fewer runs at once) say
+		 * little about it, and written off through them it went
+		 * untried while golang-stress -p 8 found two to three times
+		 * auto's failures (spin_handshake: crowd 0/1 runs, crowd-jitter kept;
+		 * in bench/portfolio_sim.c's world where the crowd alone
+		 * fails 1%, 0.14 -> 0.32 failures per second at 2000 stints,
+		 * at most 10% less in the others) */
+		if (total_f > 0 && plain_crowd(p, r))
+			prior = fmax(prior, pooled);
 		/* after the first failure the arm's prior weighs the runs that
 		 * would show one failure at its rate: when every arm fails about
 		 * one run in a hundred, two pseudo-runs wrote an arm off after a
@@ -396,19 +407,6 @@ int portfolio_pick(struct portfolio *p)
 		 * for a thousand runs, and programs that fail under one step
 		 * arm lost most of their failures (bench/portfolio_sim.c) */
 		double w = total_f > 0 ? fmax(PRIOR_RUNS, fmin(1.0 / prior, PRIOR_MAX_RUNS)) : PRIOR_RUNS;
-		/* the plain crowd is judged on its own runs: its two values'
-		 * clean runs elsewhere (the crowd under perturbations that
-		 * hide the bug, no perturbation on fewer runs at once) say
-		 * little about it, and written off through them it went
-		 * untried while golang-stress -p 8 found three times auto's
-		 * failures (spin_handshake: crowd 0/1 runs, crowd-jitter kept;
-		 * in bench/portfolio_sim.c's world where the crowd alone
-		 * fails 1%, 0.14 -> 0.32 failures per second at 2000 stints,
-		 * at most 10% less in the others) */
-		if (total_f > 0 && plain_crowd(p, r)) {
-			prior = fmax(prior, pooled);
-			w = fmax(PRIOR_RUNS, fmin(1.0 / prior, PRIOR_MAX_RUNS));
-		}
 		alpha = w * prior + (double)r->fails;
 		beta = w * (1 - prior) + (double)(r->runs - r->fails);
 		/* before any failure the least explored arm (the highest

@@ -59,6 +59,31 @@ static void world_run(struct portfolio *p, int stints, const double *rate, const
 	}
 }
 
+/*
+ * The machine's share of the arm named `hot` (failing hot_rate of its runs,
+ * every other arm base_rate), mean of forty worlds of 2000 stints; runs take
+ * as long as a crowd is deep over two CPUs.
+ */
+static double hot_share(const char *hot, double hot_rate, double base_rate, uint64_t world_seed)
+{
+	struct portfolio p;
+	struct portfolio_fixed none = { 0 };
+	double share = 0;
+
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		double rate[PORTFOLIO_MAX], secs[PORTFOLIO_MAX];
+		portfolio_init_auto(&p, seed, 2, 2, 8, 16, &none);
+		int h = find(&p, hot);
+		for (int a = 0; a < p.n; a++) {
+			rate[a] = a == h ? hot_rate : base_rate;
+			secs[a] = 0.05 * (p.arm[a].cfg.jobs > 2 ? p.arm[a].cfg.jobs / 2 : 1);
+		}
+		world_run(&p, 2000, rate, secs, seed + world_seed);
+		share += machine(&p, h) / machine_all(&p) / 40;
+	}
+	return share;
+}
+
 int main(void)
 {
 	struct portfolio p, q;
@@ -430,19 +455,7 @@ int main(void)
 	 * plain crowd judged on its own runs, below).
 	 */
 	{
-		double share = 0;
-		for (uint64_t seed = 1; seed <= 40; seed++) {
-			double rate[PORTFOLIO_MAX], secs[PORTFOLIO_MAX];
-			portfolio_init_auto(&p, seed, 2, 2, 8, 16, &none);
-			int better = find(&p, "crowd-threads");
-			for (int a = 0; a < p.n; a++) {
-				rate[a] = a == better ? 0.03 : 0.01;
-				/* two CPUs: a crowd's runs take as long as it is deep */
-				secs[a] = 0.05 * (p.arm[a].cfg.jobs > 2 ? p.arm[a].cfg.jobs / 2 : 1);
-			}
-			world_run(&p, 2000, rate, secs, seed + 100);
-			share += machine(&p, better) / machine_all(&p) / 40;
-		}
+		double share = hot_share("crowd-threads", 0.03, 0.01, 100);
 		printf("# the better arm of forty: %.2f of the machine\n", share);
 		CHECK(share > 0.26);
 	}
@@ -454,18 +467,7 @@ int main(void)
 	 * now.
 	 */
 	{
-		double share = 0;
-		for (uint64_t seed = 1; seed <= 40; seed++) {
-			double rate[PORTFOLIO_MAX], secs[PORTFOLIO_MAX];
-			portfolio_init_auto(&p, seed, 2, 2, 8, 16, &none);
-			int crowd = find(&p, "crowd");
-			for (int a = 0; a < p.n; a++) {
-				rate[a] = a == crowd ? 0.01 : 0.003;
-				secs[a] = 0.05 * (p.arm[a].cfg.jobs > 2 ? p.arm[a].cfg.jobs / 2 : 1);
-			}
-			world_run(&p, 2000, rate, secs, seed + 200);
-			share += machine(&p, crowd) / machine_all(&p) / 40;
-		}
+		double share = hot_share("crowd", 0.01, 0.003, 200);
 		printf("# the plain crowd: %.2f of the machine\n", share);
 		CHECK(share > 0.4);
 	}
