@@ -407,6 +407,32 @@ int main(void)
 		CHECK(step / machine_all(&p) < 0.05);
 	}
 	/*
+	 * Where every run fails, the plain crowd is still given one stint:
+	 * nothing of ours slows it, so it is the fastest arm, and its estimate
+	 * made from other arms' runs had a jitter crowd of one CPU keep the
+	 * machine at two thirds of its rate.
+	 */
+	{
+		portfolio_init_auto(&p, 3, 2, 2, 8, 16, &none);
+		int jit = find(&p, "crowd-1cpu-jitter"), crowd = find(&p, "crowd");
+		CHECK(jit >= 0 && crowd >= 0);
+		for (int r = 0; r < 40; r++)
+			fb(&p, jit, true, 0.2, 0);
+		p.last = jit;
+		CHECK(portfolio_pick(&p) == crowd);
+		/* then it is judged as every arm: four times as fast, it keeps
+		 * most of the machine */
+		double rate[PORTFOLIO_MAX], secs[PORTFOLIO_MAX];
+		for (int a = 0; a < p.n; a++) {
+			rate[a] = 1.0;
+			secs[a] = a == crowd ? 0.05 : 0.2;
+		}
+		world_run(&p, 300, rate, secs, 9);
+		printf("# the plain crowd where every run fails: %.2f of the machine\n",
+		       machine(&p, crowd) / machine_all(&p));
+		CHECK(machine(&p, crowd) / machine_all(&p) > 0.5);
+	}
+	/*
 	 * Runs in flight count: an untried arm's stint whose runs never end
 	 * (steps through a busy program, held to a scaled deadline) costs the
 	 * machine while it runs, so no other untried arm is given a stint
