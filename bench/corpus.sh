@@ -15,6 +15,7 @@
 # not in the ratio):
 #   jostle:ARGS  jostle run with ARGS, commas for spaces (jostle:-j,8,--chaos,none)
 #   old          --chaos auto of another build, OLD_JOSTLE=PATH (its jostle binary)
+#   old:PATH     the same with the jostle binary at PATH (several builds at once)
 # A failure is a non-zero exit, a signal or a run past RUN_TIMEOUT (a hang),
 # for every tool (jostle: outcome fail, crash or hang; not pass, ignored,
 # slow, or cut by the end of the budget).
@@ -130,9 +131,10 @@ for t in $TOOLS; do
 	case $t in
 	seq | auto | jostle | jostle:?*) ;;
 	old) [ -x "${OLD_JOSTLE:-}" ] || die "tool 'old' needs OLD_JOSTLE=PATH, a jostle binary" ;;
+	old:?*) [ -x "${t#old:}" ] || die "tool '$t': ${t#old:} is not a jostle binary" ;;
 	stressng) command -v stress-ng >/dev/null || die "stress-ng is not installed" ;;
 	p[0-9]*) command -v golang-stress >/dev/null || die "golang-stress is not installed" ;;
-	*) die "unknown tool '$t'; expected seq, stressng, pN (golang-stress -p N), jostle, jostle:ARGS, old or auto" ;;
+	*) die "unknown tool '$t'; expected seq, stressng, pN (golang-stress -p N), jostle, jostle:ARGS, old, old:PATH or auto" ;;
 	esac
 done
 
@@ -280,6 +282,7 @@ cell() { # TOOL SECS FIRST BIN ARGS...
 	seq) cell_loop "$1" "$2" 0 "${@:3}" ;;
 	jostle:*) jargs=${tool#jostle:}; cell_jostle "$1" "$2" 0 "${@:3}" ;;
 	old) jbin=$OLD_JOSTLE; cell_jostle "$1" "$2" 1 "${@:3}" ;;
+	old:*) jbin=${tool#old:}; cell_jostle "$1" "$2" 1 "${@:3}" ;;
 	stressng) cell_loop "$1" "$2" 1 "${@:3}" ;;
 	p[0-9]*) cell_gstress "${tool#p}" "$@" ;;
 	jostle) cell_jostle "$1" "$2" 0 "${@:3}" ;;
@@ -376,7 +379,7 @@ def summary(name, tool):
     return {"fpm": m, "fails": f, "ttff": t, "found": t <= cap, "runs": median([r[0] for r in rs]),
             "extra": rs[0][4]}
 
-peers = [t for t in tools if t not in ("auto", "jostle", "old") and not t.startswith("jostle:")]
+peers = [t for t in tools if t not in ("auto", "jostle", "old") and not t.startswith(("jostle:", "old:"))]
 bugs = [n for n in order if kinds[n] in ("bug", "zoo")]
 floor = 60.0 / budget  # one failure in the budget, per minute
 print("Cells: failures per minute over the %g s budget (median of %d), and in brackets the median time to"

@@ -47,6 +47,9 @@ static const struct world worlds[] = {
 	{ "every arm 0.5%, serial jitter 2.6%", "=serial-jitter", 0.026, 0.005 },
 	{ "every arm 0.2%, one-CPU crowd sync 2%", "=crowd-1cpu-sync", 0.02, 0.002 },
 	{ "every arm 0.3%, the crowd 1%", "=crowd", 0.01, 0.003 },
+	{ "every arm 0.4%, the jitter crowd 1.4%", "=crowd-jitter", 0.014, 0.004 },
+	{ "every arm 40%, the crowd 55%", "=crowd", 0.55, 0.40 },
+	{ "every arm 40%, crowd heavy sync 55%", "=crowd-sync-hi", 0.55, 0.40 },
 	{ "every run fails", "*", 1.0, 1.0 },
 };
 

@@ -86,6 +86,7 @@ struct parm {
 	double wall_s;         /* sum over finished runs */
 	uint64_t passes;       /* runs that passed, and their time: how long */
 	double pass_s;         /* a correct run of this arm takes */
+	double max_pass_s;     /* the longest of them */
 	double cpu_s;          /* CPU time of its finished runs */
 	unsigned pending;      /* started, outcome not yet counted */
 	uint64_t ended;        /* runs ended (counted or held) */
@@ -213,14 +214,18 @@ double portfolio_run_time(const struct portfolio *p, int a);
 double portfolio_slowdown(const struct portfolio *p, int a);
 
 /*
- * How much more time than --timeout a run of arm a gets once it passed the
- * timeout without being stuck: 1 for "plain" and "serial" (and a one-arm
- * portfolio); else 1.5 times portfolio_slowdown, between 2 and
+ * How much more time than --timeout (timeout_s seconds) a run of arm a gets
+ * once it passed the timeout without being stuck: 1 for "plain" and
+ * "serial" (and a one-arm portfolio), and 1 for an arm with 3 passing runs
+ * or more whose longest is under the timeout over PORTFOLIO_PASS_MARGIN
+ * (its correct runs end far inside the timeout, so one past it is no slow
+ * run of this arm); else 1.5 times portfolio_slowdown, between 2 and
  * PORTFOLIO_SCALE_MAX; PORTFOLIO_SCALE_MAX while either arm has fewer than
  * 3 passing runs.
  */
 #define PORTFOLIO_SCALE_MAX 4.0
-double portfolio_timeout_scale(const struct portfolio *p, int a);
+#define PORTFOLIO_PASS_MARGIN 2.0
+double portfolio_timeout_scale(const struct portfolio *p, int a, double timeout_s);
 
 /*
  * The instruction budget of a step run (JOSTLE_CHAOS_STEPS): a trap costs

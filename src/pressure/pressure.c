@@ -811,13 +811,13 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
 	p->active--;
 }
 
-double pressure_timeout_scale(struct pressure *p, uint64_t index)
+double pressure_timeout_scale(struct pressure *p, uint64_t index, double timeout_s)
 {
 	struct pressure_run *r;
 
 	if (!p->on || !p->is_auto || !p->runs || !(r = find_run(p, index)))
 		return 1.0;
-	return portfolio_timeout_scale(&p->pf, r->arm);
+	return portfolio_timeout_scale(&p->pf, r->arm, timeout_s);
 }
 
 void pressure_settings_json(const struct pressure *p, struct dbuf *b)

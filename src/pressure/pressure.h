@@ -201,9 +201,10 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
  * The deadline of run `index`, as a multiple of --timeout, once it passed
  * the timeout without being stuck: 1 (no more time) unless --chaos auto put
  * it in an arm that slows runs down; then the arm's measured slowdown over
- * the unperturbed arm, with margin, between 2 and PORTFOLIO_SCALE_MAX.
+ * the unperturbed arm, with margin, between 2 and PORTFOLIO_SCALE_MAX; 1 when
+ * the arm's correct runs end far inside the timeout (timeout_s seconds).
  */
-double pressure_timeout_scale(struct pressure *p, uint64_t index);
+double pressure_timeout_scale(struct pressure *p, uint64_t index, double timeout_s);
 
 /* Members for the series line's "settings" (",\"cpus\":..." form: each
  * member preceded by a comma); nothing without pressure. */

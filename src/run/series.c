@@ -687,7 +687,7 @@ static bool try_extend(struct series *s, struct run *r)
 	if (s->o->timeout_strict || r->extended || r->exited || r->cancelled || s->stopping ||
 	    !rundiag_may_be_slow(r))
 		return false;
-	double scale = pressure_timeout_scale(&s->pr, r->index);
+	double scale = pressure_timeout_scale(&s->pr, r->index, (double)s->o->timeout_ns / 1e9);
 	if (scale <= 1.0)
 		return false;
 	r->extended = true;
