@@ -271,7 +271,7 @@ static bool plain_crowd(const struct portfolio *p, const struct parm *r)
 
 /*
  * Whether arm r is judged on its own runs (portfolio_pick): the plain crowd,
- * and once a crowd or a jitter arm has failed (a bug that preemptions
+ * and once the plain crowd or a jitter arm has failed (a bug that preemptions
  * decide) the crowd under jitter, short random preemptions at a few percent
  * of the CPUs, as golang-stress's own threads wake beside its runs. The
  * jitter crowd failed token_ring three times as often per run as the plain
