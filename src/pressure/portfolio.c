@@ -337,7 +337,7 @@ int portfolio_pick(struct portfolio *p)
 		/* the plain crowd failed at 0/273 runs where the jitter arm
 		 * failed 46/4224 (token_ring): any of them says preemptions
 		 * reach the bug */
-		preempt_failed |= r->fails > 0 && !r->cfg.chaos && (r->cfg.jitter || plain_crowd(p, r));
+		preempt_failed |= r->fails > 0 && (r->cfg.jitter || plain_crowd(p, r));
 		/* runs in flight count at the time they have taken so far: a
 		 * stint of slow runs (steps through a busy program) costs the
 		 * machine long before its first run ends */
