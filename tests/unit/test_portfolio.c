@@ -138,13 +138,19 @@ int main(void)
 	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.ncpus == 1);
 	CHECK(q.arm[find(&q, "crowd-1cpu-sync-hi")].cfg.ncpus == 1 &&
 	      q.arm[find(&q, "crowd-1cpu-sync-hi")].cfg.chaos == CHAOS_SYNC);
-	/* the first round: plain, heavy sync chaos, steps, a crowd, then every
-	 * other load and perturbation */
+	/* the plain crowd's first second of machine time (a stint picked
+	 * again while its runs have not taken it), then the first round:
+	 * plain, heavy sync chaos, steps, then every other load and
+	 * perturbation (the crowd, tried, skipped) */
 	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
+	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
+	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
+	fb(&q, find(&q, "crowd"), false, 7.9, 0.1);
+	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
+	fb(&q, find(&q, "crowd"), false, 0.1, 0.1);
 	CHECK(portfolio_pick(&q) == 0);
 	CHECK(portfolio_pick(&q) == find(&q, "sync-hi"));
 	CHECK(portfolio_pick(&q) == find(&q, "step"));
-	CHECK(portfolio_pick(&q) == find(&q, "crowd"));
 	CHECK(portfolio_pick(&q) == find(&q, "crowd-sync"));
 	CHECK(portfolio_pick(&q) == find(&q, "1cpu-sync-hi"));
 	CHECK(portfolio_pick(&q) == find(&q, "crowd-threads"));
@@ -199,26 +205,26 @@ int main(void)
 	}
 
 	/* before the first failure the crowd keeps a quarter of the machine's time:
-	 * after plain's stint (no crowd time yet) a crowd arm, not the round's
-	 * next; once the crowd has its share the round goes on; none of it
-	 * after a failure, nor without a crowd */
+	 * once the crowd has its share the round goes on; when it falls
+	 * below, a crowd arm, not the round's next; none of it after a
+	 * failure, nor without a crowd */
 	{
 		portfolio_init_auto(&p, 1, 2, 2, 8, 8, &none);
 		CHECK(p.crowd >= 0 && p.crowd == p.arm[find(&p, "crowd")].load);
 		CHECK(p.crowd != p.arm[find(&p, "crowd-1cpu")].load);
+		int a = portfolio_pick(&p);
+		CHECK(a == find(&p, "crowd"));
+		for (int i = 0; i < 8; i++)
+			fb(&p, a, false, 1.0, 0.1);
 		CHECK(portfolio_pick(&p) == 0);
 		fb(&p, 0, false, 1.0, 0.1);
 		fb(&p, 0, false, 1.0, 0.1);
-		int a = portfolio_pick(&p);
-		CHECK(p.arm[a].load == p.crowd);
-		for (int i = 0; i < 6; i++)
-			fb(&p, a, false, 1.0, 0.1);
-		/* crowd 0.75 s of machine time against plain's 1 s: 43% */
+		/* crowd 1 s of machine time against plain's 1 s: 50% */
 		a = portfolio_pick(&p);
 		CHECK(a == find(&p, "sync-hi"));
 		fb(&p, a, false, 4.0, 0.1);
 		fb(&p, a, false, 4.0, 0.1);
-		/* 0.75 of 5.75 s: the crowd's turn again */
+		/* 1 of 6 s: the crowd's turn again */
 		a = portfolio_pick(&p);
 		CHECK(p.arm[a].load == p.crowd);
 		fb(&p, find(&p, "step"), true, 0.1, 0.1);
@@ -233,13 +239,18 @@ int main(void)
 		CHECK(q.crowd == -1);
 	}
 
-	/* exploration while nothing fails: every arm once, plain first */
+	/* exploration while nothing fails: every arm once, plain first after
+	 * the plain crowd's first second */
 	{
-		int seen[PORTFOLIO_MAX] = { 0 }, all = 1;
+		int seen[PORTFOLIO_MAX] = { 0 }, all = 1, crowd;
 		portfolio_init_auto(&p, 5, 2, 2, 8, 16, &none);
+		crowd = find(&p, "crowd");
+		CHECK(portfolio_pick(&p) == crowd);
+		fb(&p, crowd, false, 8.0, 0.1);
+		seen[crowd] = 1;
 		CHECK(portfolio_pick(&p) == 0);
 		seen[0] = 1;
-		for (int i = 1; i < p.n; i++)
+		for (int i = 2; i < p.n; i++)
 			seen[portfolio_pick(&p)]++;
 		for (int i = 0; i < p.n; i++)
 			all &= seen[i] == 1;
@@ -265,7 +276,9 @@ int main(void)
 		CHECK(got[0] == crowd && distinct && same_load);
 		CHECK(got[5] == crowd && got[7] == crowd);
 		CHECK(p.arm[find(&p, "crowd-step")].pending == 1 && p.arm[find(&p, "crowd-sync-hi")].pending == 1);
-		/* the fixed round skips crowd-sync and crowd-threads now */
+		/* the fixed round skips crowd-sync and crowd-threads now (the
+		 * plain crowd's runs in flight have had their first second) */
+		p.arm[crowd].running_s = 8.0;
 		int seen_tried = 0;
 		for (int i = 0; i < 10; i++) {
 			int a = portfolio_pick(&p);
@@ -458,6 +471,8 @@ int main(void)
 		int hung = -1, forced = 0;
 		portfolio_init_auto(&p, 31, 2, 2, 8, 16, &none);
 		int fast = find(&p, "sync-hi");
+		/* past the plain crowd's first second */
+		fb(&p, find(&p, "crowd"), false, 8.0, 0);
 		for (int s = 0; s < 3000; s++) {
 			if (hung >= 0)
 				p.arm[hung].running_s = p.arm[hung].pending * (now - since);
