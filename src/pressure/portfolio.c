@@ -60,7 +60,9 @@ static const struct perturb perturbs[] = {
  * natively fails at once), heavy sync chaos and steps (what fails programs
  * that never fail natively: 15 of the 35 SCTBench programs), a crowd (what the
  * seeds' reports had in common), then the others. An arm missing from the
- * portfolio (no crowd at -j 1 ...) is skipped.
+ * portfolio (no crowd at -j 1 ...) is skipped, and so is one tried already
+ * (the plain crowd, which portfolio_pick gives its first second before the
+ * round).
  */
 static const char *const first_round[] = {
 	"plain", "sync-hi", "step", "crowd", "crowd-sync", "1cpu-sync-hi", "crowd-threads", "serial",
