@@ -421,11 +421,12 @@ int portfolio_pick(struct portfolio *p)
 		if (crowd_turn && r->load != p->crowd)
 			continue;
 		/* before the first failure the plain crowd's clean runs are
-		 * left out of its two values' priors: its first second (above)
-		 * counted as runs of "no perturbation" made plain and serial
-		 * look explored, and a bug that fails only serially failed
-		 * first after 79 s of machine time instead of 48 (42 with them
-		 * left out; a simulated serial-only bug, 100 seeds) */
+		 * left out of its two values' priors: its first second (above),
+		 * counted as runs of "no perturbation", made plain and serial
+		 * look explored; a simulated bug that fails only serially
+		 * failed first after 48.8 s of machine time, 42.5 with them
+		 * left out (test_portfolio; 79 when the plain crowd had half
+		 * of the crowd's turns) */
 		double xl = 0, xq = 0;
 		if (total_f == 0 && plain >= 0) {
 			xl = r->load == p->arm[plain].load ? (double)p->arm[plain].runs : 0;
