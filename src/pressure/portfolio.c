@@ -187,6 +187,11 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 			c.name = arm_name(l, q);
 			c.ncpus = loads[l].ncpus > ncpus ? ncpus : loads[l].ncpus;
 			c.jobs = loads[l].jobs < 0 ? max_jobs : loads[l].jobs ? loads[l].jobs : jobs;
+			/* a one-CPU crowd is the crowd's depth per CPU on each
+			 * of them, its runs pinned (8 on CPU 0 and 8 on CPU 1 beside
+			 * a crowd of 16 on two CPUs) */
+			if (loads[l].jobs < 0 && c.ncpus > 0 && c.ncpus < ncpus && max_jobs * c.ncpus / ncpus >= 1)
+				c.jobs = max_jobs * c.ncpus / ncpus;
 			/*
 			 * A smaller CPU set is a condition of each run, not of
 			 * the machine: as many groups of it as fit run side by
@@ -244,7 +249,7 @@ static double beta_draw(uint64_t *rng, double a, double b)
  * so that an untried arm of a perturbation whose runs took seconds is not
  * believed fast).
  * Centred on the pooled rate, not on 1/4 as a Beta(1, 3) would be, an
- * untried crowd of eight is no more promising than an untried serial arm
+ * untried crowd of sixteen is no more promising than an untried serial arm
  * per second of machine; and the prior weighs two runs, so an arm whose
  * first runs fail is believed at once.
  */
@@ -586,7 +591,7 @@ void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed
 		return;
 	r = &p->arm[a];
 	wall_s = wall_s > 0 ? wall_s : 0;
-	/* machine time: a run of a crowd of eight takes an eighth of it */
+	/* machine time: a run of a crowd of sixteen takes a sixteenth of it */
 	int conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
 	p->machine_s += wall_s / conc;
 	r->ended++;

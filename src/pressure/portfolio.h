@@ -5,9 +5,10 @@
  * An arm is one value on each of two dimensions, learned separately and
  * together:
  *   load:     how many runs share which CPUs: "plain" (the series' -j on
- *             all its CPUs), "serial" (one at a time), "crowd" (4 per CPU,
- *             as golang-stress -p 8 on two CPUs), "1cpu" and "crowd-1cpu"
- *             (the same on one CPU per run, one group per CPU side by side);
+ *             all its CPUs), "serial" (one at a time), "crowd" (max_jobs:
+ *             8 per CPU without -j, twice golang-stress -p 8 on two CPUs),
+ *             "1cpu" (-j on one CPU per group) and "crowd-1cpu" (the
+ *             crowd's depth per CPU, pinned), one group per CPU side by side;
  *   perturb:  what is done to each run: nothing, thread chaos ("threads"),
  *             light or heavy sync chaos ("sync", "sync-hi": the preload
  *             library's delays; the heavy one with a bounded total delay per
@@ -24,7 +25,7 @@
  * run of each arm). The prior of an arm weighs two runs and is centred on what its two
  * values have shown so far with any partner (the product of the two
  * marginal failure probabilities over the pooled one), not on a fixed
- * optimistic guess: so an untried crowd of eight is no more promising per
+ * optimistic guess: so an untried crowd of sixteen is no more promising per
  * second than an untried serial arm, a serial arm that fails is used as
  * hard as any other, a failure under sync-hi on one load makes sync-hi on
  * every load more promising, and an arm is abandoned as soon as its own
@@ -165,7 +166,7 @@ int portfolio_pick(struct portfolio *p);
  * has failed yet and a has been tried, an arm never tried that differs
  * from a only in what is done to each run (thread chaos, sync chaos,
  * steps; not the load, not the background): the runs of a stint share its
- * load and background, not their own perturbation, so a crowd of eight
+ * load and background, not their own perturbation, so one crowd
  * tries five perturbations under a crowd at once. The tour before the
  * first failure is then about one stint per load and background, not one
  * per arm (35 stints of slow runs took twenty seconds on a spinning

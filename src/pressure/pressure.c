@@ -100,9 +100,14 @@ unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set)
 	po->base_jobs = jobs;
 	po->crowd_jobs = jobs;
 	if (is_auto && !jobs_set && jobs <= 1024) {
-		/* a crowd of 4 per CPU; slots for two of them side by side
-		 * (a one-CPU crowd on each CPU, portfolio.h) */
-		po->crowd_jobs = 4 * jobs;
+		/* a crowd of 8 per CPU, the slots' all (a one-CPU crowd is
+		 * that depth on each CPU, portfolio.h). Twice what
+		 * golang-stress -p 8 runs on two CPUs: a busy-spin handshake
+		 * that misses its deadline when the CPUs are oversubscribed
+		 * (zoo spin_handshake) failed 3-5% of 8 runs at once, 20-30% of
+		 * 16 and of 32, at the same runs per second (bench/RESULTS.md,
+		 * session 35); a token ring failed alike at 8, 16 and 32 */
+		po->crowd_jobs = 8 * jobs;
 		return 8 * jobs;
 	}
 	return jobs;
@@ -417,7 +422,7 @@ static int64_t proc_ticks(pid_t pid)
  * the first), looked at every half second. Such a run is slow, not hung
  * (a busy-spin handshake crawling on a crowded machine): starting another
  * run in its place would crowd the machine past the arm's load, slow
- * every run further, and turn a crowd of eight into sixteen. A hung run
+ * every run further, and turn a crowd of sixteen into thirty. A hung run
  * that sleeps still makes way.
  */
 static bool overdue_busy(struct pressure *p, struct pressure_run *r)

@@ -64,14 +64,14 @@ check_eq "auto: settings say auto" "$(json "$TMP/a/runs.jsonl" 'series[0]["setti
 # (the first round over the arms; later choices weigh measured run times)
 narms=$(json "$TMP/b1/summary.json" 'len(d["arms"])')
 check_eq "auto: same seed, same configurations" "$(json "$TMP/b1/runs.jsonl" "[r['config']['arm'] for r in rows][:$narms]")" "$(json "$TMP/b2/runs.jsonl" "[r['config']['arm'] for r in rows][:$narms]")"
-# auto without -j may crowd the CPUs (4 runs per CPU, as golang-stress -p 8
-# does on 2 CPUs); every other arm runs one per CPU. Runs of 50 ms by the
-# clock: the plain crowd's first second of machine time comes before the
-# other arms, and with runs of fixed length it is at most 160 of the 300 on
-# any machine
-"$JOSTLE" run -q -n 300 --chaos auto --seed 5 -o "$TMP/c" -- "$FIX/busy" perturbed 50 50 > /dev/null 2>&1
+# auto without -j may crowd the CPUs (8 runs per CPU, twice golang-stress
+# -p 8 on 2 CPUs); every other arm runs one per CPU. Runs of 100 ms or more
+# by the clock: the plain crowd's first second of machine time comes before
+# the other arms, and with runs of that length it is at most 160 of the 300
+# on any machine
+"$JOSTLE" run -q -n 300 --chaos auto --seed 5 -o "$TMP/c" -- "$FIX/busy" perturbed 100 100 > /dev/null 2>&1
 n=$(nproc)
-check_eq "auto: the crowd arm runs 4 per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "crowd"})')" "[$((4 * n))]"
+check_eq "auto: the crowd arm runs 8 per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "crowd"})')" "[$((8 * n))]"
 check_eq "auto: plain runs one per CPU" "$(json "$TMP/c/runs.jsonl" 'sorted({r["config"]["jobs"] for r in rows if r["config"]["arm"] == "plain"})')" "[$n]"
 # a one-CPU arm runs its copies on every CPU side by side (groups), each
 # run on one CPU with as many others as the arm's concurrency

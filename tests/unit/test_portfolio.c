@@ -175,10 +175,18 @@ int main(void)
 	portfolio_init_auto(&q, 1, 2, 2, 8, 8, &none);
 	CHECK(q.arm[find(&q, "1cpu")].cfg.groups == 2 && q.arm[find(&q, "1cpu")].cfg.jobs == 4);
 	CHECK(q.arm[find(&q, "1cpu-sync")].cfg.groups == 2 && q.arm[find(&q, "1cpu-sync")].cfg.jobs == 4);
-	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 1 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 8);
-	/* with slots for two crowds, a one-CPU crowd runs on both CPUs */
-	portfolio_init_auto(&q, 1, 2, 2, 8, 16, &none);
+	/* a one-CPU crowd: the crowd's depth per CPU (4), pinned, on each CPU */
+	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 2 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 8);
+	/* as auto runs without -j on two CPUs: a crowd of 16, and 8 pinned
+	 * on each CPU */
+	portfolio_init_auto(&q, 1, 2, 2, 16, 16, &none);
 	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 2 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 16);
+	CHECK(q.arm[find(&q, "crowd")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.jobs == 16);
+	/* with slots for one group only, the one-CPU crowd keeps its depth */
+	portfolio_init_auto(&q, 1, 2, 2, 16, 8, &none);
+	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 1 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 8);
+	portfolio_init_auto(&q, 1, 2, 2, 8, 16, &none);
+	CHECK(q.arm[find(&q, "crowd-1cpu")].cfg.groups == 2 && q.arm[find(&q, "crowd-1cpu")].cfg.jobs == 8);
 	CHECK(q.arm[find(&q, "crowd")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.jobs == 8);
 	CHECK(q.arm[find(&q, "1cpu")].cfg.groups == 2 && q.arm[find(&q, "1cpu")].cfg.jobs == 4);
 	CHECK(q.arm[find(&q, "plain")].cfg.groups == 1 && q.arm[find(&q, "crowd")].cfg.groups == 1);
