@@ -100,7 +100,7 @@ unsigned pressure_jobs(struct pressure_opts *po, unsigned jobs, bool jobs_set)
 	po->base_jobs = jobs;
 	po->crowd_jobs = jobs;
 	if (is_auto && !jobs_set && jobs <= 1024) {
-		/* a crowd of 8 per CPU, the slots' all (a one-CPU crowd is
+		/* a crowd of 8 per CPU, all the slots (a one-CPU crowd is
 		 * that depth on each CPU, portfolio.h). Twice what
 		 * golang-stress -p 8 runs on two CPUs: a busy-spin handshake
 		 * that misses its deadline when the CPUs are oversubscribed
