@@ -77,6 +77,12 @@ static bool matches(const char *pat, const char *name)
 	return n >= k && !strcmp(name + n - k, pat + 1);
 }
 
+/* The failure probability of a run of the arm named `name` in world w. */
+static double world_rate(const struct world *w, const char *name)
+{
+	return matches(w->hot, name) ? w->hot_rate : matches(w->warm, name) ? w->warm_rate : w->base_rate;
+}
+
 static double run_secs(const struct parm *r)
 {
 	int jobs = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
@@ -105,7 +111,7 @@ static int simulate(const struct world *w, uint64_t seed, int stints, struct res
 	portfolio_init_auto(&p, seed, NCPU, NCPU, SLOTS, SLOTS, &none);
 	for (int a = 0; a < p.n; a++) {
 		hot_arm[a] = matches(w->hot, p.arm[a].cfg.name);
-		rate[a] = hot_arm[a] ? w->hot_rate : matches(w->warm, p.arm[a].cfg.name) ? w->warm_rate : w->base_rate;
+		rate[a] = world_rate(w, p.arm[a].cfg.name);
 	}
 	for (int s = 0; s < stints; s++) {
 		int k = portfolio_pick(&p);
@@ -140,8 +146,7 @@ static void references(const struct world *w, double *best, double *even)
 	*best = 0;
 	for (int a = 0; a < p.n; a++) {
 		const struct parm *r = &p.arm[a];
-		double per_s = (matches(w->hot, r->cfg.name) ? w->hot_rate :
-				matches(w->warm, r->cfg.name) ? w->warm_rate : w->base_rate) *
+		double per_s = world_rate(w, r->cfg.name) *
 			       (r->cfg.jobs > 0 ? r->cfg.jobs : 1) / run_secs(r);
 		*best = per_s > *best ? per_s : *best;
 		sum += per_s;
