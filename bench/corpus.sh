@@ -41,6 +41,7 @@
 #   CORPUS=../shared/corpora/sctbench  CORPUS_BUILD=build/corpus  BUILD=build
 #   BUILD_ONLY=1: build the corpus, print the program list, stop
 #   RAW=FILE: also keep every cell's raw line there
+#   SCRATCH=DIR: where the tools' files go (default /dev/shm if tmpfs, else TMPDIR)
 # Prints Markdown tables on stdout (with date, machine, load and the
 # command), progress on stderr.
 set -u
@@ -138,7 +139,19 @@ for t in $TOOLS; do
 	esac
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/corpus.XXXXXX")
+# Every tool's files (golang-stress's failure outputs, jostle's results) go
+# to SCRATCH, a tmpfs where there is one: on this VM's ext4 (no journal) a
+# file created in the minutes after many were deleted waits while the
+# allocator skips the recently deleted inodes, so a cell's rate on a program
+# where every run fails depended on how many files the previous cell had
+# made and removed (jostle -j 16 on lazy01_bad: 260 runs/s for its first 7 s
+# after such a cell, 1,150 after; session 36)
+SCRATCH=${SCRATCH:-}
+if [ -z "$SCRATCH" ]; then
+	SCRATCH=${TMPDIR:-/tmp}
+	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ] && SCRATCH=/dev/shm
+fi
+tmp=$(mktemp -d "$SCRATCH/corpus.XXXXXX") || die "cannot make a folder in SCRATCH='$SCRATCH'"
 # shellcheck source=bench/bglib.sh
 . bench/bglib.sh   # bg, stop_bg, the traps
 
@@ -337,7 +350,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 echo "### corpus.sh: $started - $finished"
 echo
-echo "- machine: $NCPU CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), Linux $(uname -r), autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo '?') (every tool runs in its own session); load average $load0 at the start, $load1 at the end"
+echo "- machine: $NCPU CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), Linux $(uname -r), autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo '?') (every tool runs in its own session); load average $load0 at the start, $load1 at the end; the tools' files in $SCRATCH ($(stat -f -c %T "$SCRATCH"))"
 echo "- jostle: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes')"
 echo "- command: \`BUDGET=$BUDGET CAP=$CAP REPS=$REPS RUN_TIMEOUT=$RT TOOLS=\"$TOOLS\"${PROGRAMS:+ PROGRAMS=\"$PROGRAMS\"} bash bench/corpus.sh\`"
 echo

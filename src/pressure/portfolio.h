@@ -22,7 +22,10 @@
  * posterior) times its runs per second (its concurrency over its mean run
  * time), and for an arm whose background differs from the last pick's,
  * times the share of its stint not lost to the drains in and out (half a
- * run of each arm). The prior of an arm weighs two runs and is centred on what its two
+ * run of each arm, over a second at least). Once nine runs in ten fail,
+ * runs per second are timed by the machine instead (the time from the run
+ * end before to each of the arm's runs' ends, a mean that forgets), and
+ * the plain crowd is timed again at growing intervals. The prior of an arm weighs two runs and is centred on what its two
  * values have shown so far with any partner (the product of the two
  * marginal failure probabilities over the pooled one), not on a fixed
  * optimistic guess: so an untried crowd of sixteen is no more promising per
@@ -95,6 +98,10 @@ struct parm {
 	uint64_t forced_until; /* ... until this many of its runs have ended */
 	double running_s;      /* set by the caller before a pick: how long its
 				* runs in flight have run so far */
+	double gap_s, gap_w;   /* the machine's time per run of this arm: the
+				* time from the end before to each of its runs'
+				* ends, a mean that forgets (PORTFOLIO_RECENT) */
+	uint64_t picked;       /* the stint (portfolio.stints) it last had */
 };
 
 /*
@@ -107,6 +114,9 @@ struct parm {
  * is in flight, at most PORTFOLIO_HOLD_S.
  */
 #define PORTFOLIO_LIVE 256
+/* The runs a mean that forgets (struct parm's gap) mostly weighs: a stint of
+ * a crowd replaces two thirds of it. */
+#define PORTFOLIO_RECENT 16
 #define PORTFOLIO_HOLD_S 2.0
 struct pticket {
 	int arm;
@@ -134,6 +144,9 @@ struct portfolio {
 	double forced_s;       /* the same of the stints given to untried arms */
 	uint64_t tickets;      /* runs started */
 	uint64_t fails;        /* failures counted, all arms */
+	int remeasured;        /* stints the plain crowd was given to be timed again */
+	int remeasure_arm;     /* the arm of such a stint now, -1 */
+	double end_s;          /* when the last run ended (any arm), < 0: none yet */
 	int crowd;             /* the load "crowd" (all CPUs, max_jobs), -1 if none */
 	int nlive, nheld;
 	struct pticket live[PORTFOLIO_LIVE];  /* runs in flight (the first PORTFOLIO_LIVE) */
