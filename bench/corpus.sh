@@ -151,7 +151,7 @@ if [ -z "$SCRATCH" ]; then
 	SCRATCH=${TMPDIR:-/tmp}
 	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ] && SCRATCH=/dev/shm
 fi
-tmp=$(mktemp -d "$SCRATCH/corpus.XXXXXX") || die "cannot make a folder in SCRATCH='$SCRATCH'"
+tmp=$(mktemp -d "$SCRATCH/corpus.XXXXXX" 2>/dev/null) || die "cannot make a folder in SCRATCH='$SCRATCH'"
 # shellcheck source=bench/bglib.sh
 . bench/bglib.sh   # bg, stop_bg, the traps
 

@@ -281,6 +281,12 @@ static void recent_add(double *mean, double *w, double x)
 	*mean += (x - *mean) / *w;
 }
 
+/* The runs arm r has in flight at once (its own -j, else one). */
+static int arm_conc(const struct parm *r)
+{
+	return r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+}
+
 /* Whether no run of arm r has started yet. */
 static bool untried(const struct parm *r)
 {
@@ -370,7 +376,7 @@ static int choose(struct portfolio *p)
 		/* runs in flight count at the time they have taken so far: a
 		 * stint of slow runs (steps through a busy program) costs the
 		 * machine long before its first run ends */
-		double conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+		double conc = arm_conc(r);
 		running += r->running_s / conc;
 		counted += r->wall_s / conc;
 		if (r->forced)
@@ -464,7 +470,7 @@ static int choose(struct portfolio *p)
 	for (int a = 0; fails_always && a < p->n; a++) {
 		const struct parm *r = &p->arm[a];
 		if (r->gap_w >= GAP_MIN_RUNS && r->runs && r->wall_s > 0 && r->gap_s > 0) {
-			promise += (r->cfg.jobs > 0 ? r->cfg.jobs : 1) * (double)r->runs / r->wall_s;
+			promise += arm_conc(r) * (double)r->runs / r->wall_s;
 			timed += 1.0 / r->gap_s;
 		}
 	}
@@ -528,7 +534,7 @@ static int choose(struct portfolio *p)
 		 * expectation), after the first a draw (Thompson sampling) */
 		theta = total_f == 0 ? alpha / (alpha + beta) * (1 + 1e-3 * rng_unit(&p->rng))
 				     : beta_draw(&p->rng, alpha, beta);
-		int conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+		int conc = arm_conc(r);
 		score = theta * conc / (run_s > 1e-3 ? run_s : 1e-3);
 		if (fails_always)
 			score = r->gap_w >= GAP_MIN_RUNS && r->gap_s > 0 ? theta / r->gap_s : score * occupancy;
@@ -663,7 +669,7 @@ void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed
 		recent_add(&r->gap_s, &r->gap_w, now_s - p->end_s);
 	p->end_s = now_s;
 	/* machine time: a run of a crowd of sixteen takes a sixteenth of it */
-	int conc = r->cfg.jobs > 0 ? r->cfg.jobs : 1;
+	int conc = arm_conc(r);
 	p->machine_s += wall_s / conc;
 	r->ended++;
 	if (r->forced) {
