@@ -737,6 +737,24 @@ static void diag_watch(struct series *s, struct run *r, int64_t now)
 	}
 }
 
+/*
+ * A killed run whose root process is gone though we never reaped it: a
+ * diagnosis thread's ptrace wait (libdwfl's attach waits on the thread it
+ * stops, __WALL) took its exit when the kill came first, and the series
+ * then waited for it for good, polling (the demo's hang section, once).
+ * It is recorded as killed; a zombie still answers kill(pid, 0).
+ */
+static void lost_exit(struct run *r, int64_t now)
+{
+	if (kill(r->pid, 0) == 0 || errno != ESRCH)
+		return;
+	r->exited = true;
+	r->ended_by_itself = false;
+	r->status = SIGKILL;   /* a wait status: killed by SIGKILL */
+	memset(&r->ru, 0, sizeof(r->ru));
+	r->end_mono = now;
+}
+
 /* Advance one run's state machine. */
 static void step(struct series *s, struct run *r, int64_t now)
 {
@@ -771,6 +789,8 @@ static void step(struct series *s, struct run *r, int64_t now)
 		return;
 	case RS_KILLING:
 		diag_watch(s, r, now);
+		if (!r->exited && r->kill_step >= 2 && now >= r->kill_at && !r->diag_job)
+			lost_exit(r, now);
 		if (r->exited) {
 			r->state = RS_CLEANUP;
 			break;
