@@ -89,30 +89,29 @@ int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx)
 	return alive;
 }
 
-unsigned churn_born(const struct churn *c, int64_t min_ns, unsigned *busy)
+unsigned churn_born(const struct churn *c)
 {
-	unsigned n = 0, b = 0;
-	for (size_t i = 0; i < c->nr; i++) {
-		if (c->v[i].initial)
-			continue;
-		n++;
-		b += c->v[i].cpu_ns >= min_ns;
-	}
-	*busy = b;
+	unsigned n = 0;
+	for (size_t i = 0; i < c->nr; i++)
+		n += !c->v[i].initial;
 	return n;
 }
 
-unsigned churn_ended(const struct churn *c, int64_t min_ns, unsigned *busy)
+unsigned churn_ended(const struct churn *c)
 {
-	unsigned n = 0, b = 0;
-	for (size_t i = 0; i < c->nr; i++) {
-		if (!c->v[i].gone)
-			continue;
-		n++;
-		b += c->v[i].cpu_ns >= min_ns;
-	}
-	*busy = b;
+	unsigned n = 0;
+	for (size_t i = 0; i < c->nr; i++)
+		n += c->v[i].gone;
 	return n;
+}
+
+int64_t churn_work_ns(const struct churn *c, int64_t min_ns)
+{
+	int64_t ns = 0;
+	for (size_t i = 0; i < c->nr; i++)
+		if ((!c->v[i].initial || c->v[i].gone) && c->v[i].cpu_ns >= min_ns)
+			ns += c->v[i].cpu_ns;
+	return ns;
 }
 
 int64_t churn_cpu_ns(const struct churn *c)

@@ -44,10 +44,15 @@ struct churn {
  */
 int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx);
 
-/* Processes born after the first look; of them, with at least MIN_NS of CPU. */
-unsigned churn_born(const struct churn *c, int64_t min_ns, unsigned *busy);
-/* Processes that ended after the first look; of them, with at least MIN_NS. */
-unsigned churn_ended(const struct churn *c, int64_t min_ns, unsigned *busy);
+/* Processes born after the first look. */
+unsigned churn_born(const struct churn *c);
+/* Processes that ended after the first look. */
+unsigned churn_ended(const struct churn *c);
+/*
+ * The CPU, in ns, of the processes that were born or ended while watched
+ * and used at least MIN_NS each (each counted once, with all its CPU).
+ */
+int64_t churn_work_ns(const struct churn *c, int64_t min_ns);
 /* CPU the tree's processes used since each was first seen, in ns. */
 int64_t churn_cpu_ns(const struct churn *c);
 

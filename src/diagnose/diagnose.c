@@ -633,8 +633,9 @@ static void look_again(struct diag *d, const struct diag_opts *o, int64_t window
 		m->moving = moving;
 		m->runnable = d->roles[DIAG_ROLE_SPIN];
 		(void)churn_look(&d->churn, d->root, o->adopt, o->adopt_ctx);
-		m->born = churn_born(&d->churn, MOTION_BORN_BUSY_NS, &m->born_busy);
-		m->ended = churn_ended(&d->churn, MOTION_BORN_BUSY_NS, &m->ended_busy);
+		m->born = churn_born(&d->churn);
+		m->ended = churn_ended(&d->churn);
+		m->work_ns = churn_work_ns(&d->churn, MOTION_BORN_BUSY_NS);
 		tree_faults(d, m);
 		m->span_ns = clock_mono_ns() - window_start;
 		motion_judge(m);

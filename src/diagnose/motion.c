@@ -59,7 +59,7 @@ void motion_judge(struct motion *m)
 	m->code = m->busy && 2 * m->moving > m->busy;
 	double secs = m->span_ns > 0 ? (double)m->span_ns / 1e9 : 0;
 	double cpu_s = (double)m->cpu_ns / 1e9;
-	m->tree = m->born_busy + m->ended_busy > 0;
+	m->tree = m->work_ns >= MOTION_TREE_WORK_NS;
 	m->memory = m->runnable && m->faults >= MOTION_FAULTS_MIN &&
 		    (double)m->faults >= MOTION_FAULTS_PER_CPU_S * cpu_s;
 	m->progressing = m->code || m->tree || m->memory;

@@ -36,6 +36,11 @@
 #define MOTION_FAULTS_PER_CPU_S 1000 /* ... and this many per CPU second it used */
 #define MOTION_BORN_BUSY_NS 20000000 /* CPU of a newcomer that works (a `sleep`
 				     * it polls with uses 1-5 ms on a loaded machine) */
+/* ... and of all of them together: one `sleep` in about two thousand was
+ * charged 25 ms on a loaded VM, and one such newcomer made a polling shell
+ * "progressing" (t525 failed once in CI); a build's worker alone, or two
+ * of 30 ms, still show */
+#define MOTION_TREE_WORK_NS 60000000
 /* How long the tree is watched for processes that come and go: until it
  * used this much CPU (a tree of workers shows one ending by then, at any
  * load), or at most this long on the wall clock. */
@@ -49,8 +54,7 @@ struct motion {
 	unsigned busy;              /* busy threads looked at again */
 	unsigned moving;            /* of them, with MOTION_DISTINCT distinct stacks */
 	unsigned born, ended;       /* processes, while we looked */
-	unsigned born_busy;         /* of the born, those with MOTION_BORN_BUSY_NS of CPU */
-	unsigned ended_busy;        /* of the ended, likewise (churn.h) */
+	int64_t work_ns;            /* CPU of the born or ended with MOTION_BORN_BUSY_NS each (churn.h) */
 	uint64_t faults;            /* page faults of the tree while we looked */
 	int64_t cpu_ns;             /* CPU of the tree while we looked (reaped children too) */
 	int64_t span_ns;            /* how long we looked */

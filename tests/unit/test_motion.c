@@ -14,10 +14,10 @@ static void snap(struct stack_set *s, const char *f0, const char *f1)
 }
 
 static struct motion judged(unsigned runnable, unsigned busy, unsigned moving, unsigned born, unsigned ended,
-			    unsigned born_busy, uint64_t faults, int64_t cpu_ms)
+			    int64_t work_ms, uint64_t faults, int64_t cpu_ms)
 {
 	struct motion m = { .runnable = runnable, .busy = busy, .moving = moving, .born = born,
-			    .ended = ended, .born_busy = born_busy, .faults = faults,
+			    .ended = ended, .work_ns = work_ms * 1000000, .faults = faults,
 			    .cpu_ns = cpu_ms * 1000000, .span_ns = 500000000 };
 	motion_judge(&m);
 	return m;
@@ -58,11 +58,15 @@ int main(void)
 	CHECK(!m.code);                                              /* one of two: no majority */
 	m = judged(0, 0, 0, 5, 5, 0, 0, 5);
 	CHECK(!m.progressing);                                       /* a shell polling with sleep */
-	m = judged(0, 0, 0, 1, 1, 1, 0, 40);
+	m = judged(0, 0, 0, 1, 1, 100, 0, 100);
 	CHECK(m.progressing && m.tree && strstr(m.evidence, "1 process started, 1 ended"));
-	m = (struct motion){ .born = 0, .ended = 1, .ended_busy = 1, .span_ns = 500000000 };
+	m = (struct motion){ .born = 0, .ended = 1, .work_ns = 3000000000, .span_ns = 500000000 };
 	motion_judge(&m);
 	CHECK(m.progressing && m.tree);                              /* a worker there from the start ended */
+	m = judged(0, 0, 0, 25, 25, 25, 0, 60);
+	CHECK(!m.progressing);                                       /* one `sleep` of 25 polls charged 25 ms */
+	m = judged(0, 0, 0, 3, 3, 60, 0, 70);
+	CHECK(m.progressing && m.tree);                              /* two short workers of 30 ms */
 	m = judged(1, 1, 0, 0, 0, 0, 2048, 15);
 	CHECK(m.progressing && m.memory);                            /* a copy, on a loaded machine */
 	m = judged(1, 1, 0, 0, 0, 0, 2048, 0);
