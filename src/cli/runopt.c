@@ -74,6 +74,7 @@ const struct option runopt_long[] = {
 	{ "core", no_argument, NULL, OPT_DIAG },
 	{ "keep-cores", no_argument, NULL, OPT_DIAG },
 	{ "no-crash-handler", no_argument, NULL, OPT_DIAG },
+	{ "all-crash-records", no_argument, NULL, OPT_DIAG },
 	{ "sanitizer-symbolize", no_argument, NULL, OPT_DIAG },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ NULL, 0, NULL, 0 },

@@ -14,6 +14,7 @@
 #include "run/machine.h"
 #include "run/matrix.h"
 #include "run/record.h"
+#include "run/rundiag.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/jsonw.h"
@@ -177,6 +178,10 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	}
 	dbuf_addc(b, ']');
 	jsonw_kstr(b, "log", log);
+	if (r->no_record)   /* recsample.h */
+		jsonw_kbool(b, "crash_record", false);
+	if (r->frames_taken)
+		jsonw_kuint(b, "frames_from", r->frames_from);
 	if (r->outcome == OUT_CUT)
 		jsonw_kstr(b, "cut_by", r->cut_by);
 	runtests_write(r, b);
@@ -217,6 +222,11 @@ void record_end(struct dbuf *b, const char *series_id, const char *stop, bool in
 	jsonw_kstr(b, "stop", stop);
 	jsonw_kbool(b, "interrupted", interrupted);
 	jsonw_kdbl(b, "elapsed_s", elapsed_s);
+	uint64_t taken, without = rundiag_records_skipped(&taken);
+	if (without) {   /* crash records sampled once a crash repeated (recsample.h) */
+		jsonw_kuint(b, "runs_without_crash_record", without);
+		jsonw_kuint(b, "crashes_signed_from_records", taken);
+	}
 	/* jostle's own CPU, every thread (diagnosis workers too), not the runs' */
 	struct rusage ru;
 	if (getrusage(RUSAGE_SELF, &ru) == 0)

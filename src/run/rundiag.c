@@ -26,6 +26,7 @@
 #include "pressure/preload.h"
 #include "run/reap.h"
 #include "run/diagpool.h"
+#include "run/recsample.h"
 #include "run/rundiag.h"
 #include "run/series.h"
 #include "signature/crash.h"
@@ -41,6 +42,9 @@
 static struct crashlog_symbols *symbols;
 static struct crashdir *records;   /* DIR/crashes of the series, watched */
 static char records_dir[4096];
+/* which runs keep a crash record once a crash repeats (recsample.h) */
+static struct recsample sampler = RECSAMPLE_INIT;
+static uint64_t sampled_without, sampled_taken;   /* its counts, kept past rundiag_stop() */
 
 struct rundiag_state {
 	struct evidence hang;     /* from the hang diagnosis */
@@ -69,6 +73,8 @@ int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, ch
 		d->keep_cores = true;
 	} else if (!strcmp(name, "no-crash-handler")) {
 		d->crash_handler = false;
+	} else if (!strcmp(name, "all-crash-records")) {
+		d->all_records = true;
 	} else if (!strcmp(name, "sanitizer-symbolize")) {
 		d->sanitizer_symbolizes = true;
 	} else {
@@ -442,7 +448,19 @@ static void stacks_signature(const struct run_opts *o, const struct run *r, cons
 	free(path);
 }
 
-static void classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
+/* A crash's signature as a run without a record shows it: kind, key and
+ * the output's frames (recsample.h). Owned by the caller. */
+static char *bare_key(const struct signature *sig)
+{
+	struct dbuf b;
+	dbuf_init(&b, 1u << 16);
+	dbuf_addf(&b, "%s\x1f%s", sig->kind, sig->key ? sig->key : "");
+	for (size_t i = 0; i < sig->nframes; i++)
+		dbuf_addf(&b, "\x1f%s", sig->frames[i]);
+	return dbuf_detach(&b, NULL);
+}
+
+static void classify(const struct run_opts *o, struct run *r, const char *text, size_t len, char **bare)
 {
 	struct evidence ev;
 	memset(&ev, 0, sizeof(ev));
@@ -499,13 +517,15 @@ static void classify(const struct run_opts *o, struct run *r, const char *text, 
 	 * output named no frame (a plain SIGSEGV), the first record's program
 	 * frames are the signature's, else the core's. */
 	int rec_sig = 0;
-	if (o->diag.crash_handler)
+	if (o->diag.crash_handler && !r->no_record)
 		rec_sig = from_crashlog(o, r, &ev, false);
 	bool cored = r->outcome == OUT_CRASH && WIFSIGNALED(r->status) && WCOREDUMP(r->status);
 	if (o->diag.core && cored)
 		from_core(o, r, &ev, ev.nframes == 0);
-	if (r->outcome == OUT_CRASH)
+	if (r->outcome == OUT_CRASH) {
 		crash_key(r, rec_sig);
+		*bare = bare_key(&r->sig);
+	}
 	/* A crash that stopped in the allocator is heap corruption, as glibc's
 	 * own abort there is (extractor.h): one signature whichever way the
 	 * corruption showed (a SEGV inside malloc, or malloc's abort). */
@@ -521,9 +541,32 @@ static void classify(const struct run_opts *o, struct run *r, const char *text, 
 
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len)
 {
-	classify(o, r, text, len);
+	char *bare = NULL;
+	classify(o, r, text, len, &bare);
 	/* what the output's own report does not name alone, the program does */
 	signature_scope(&r->sig, frame_basename(o->argv[0]));
+	if (bare && !r->no_record)
+		recsample_learn(&sampler, bare, &r->sig, r->index);
+	else if (bare)
+		r->frames_taken = recsample_apply(&sampler, bare, &r->sig, &r->frames_from);
+	free(bare);
+}
+
+bool rundiag_record_next(const struct run_opts *o)
+{
+	sampler.off = o->diag.all_records || o->pressure.replay;
+	return !o->diag.crash_handler || recsample_record(&sampler);
+}
+
+void rundiag_ended(const struct run *r)
+{
+	recsample_ended(&sampler, r->outcome == OUT_CRASH);
+}
+
+uint64_t rundiag_records_skipped(uint64_t *taken)
+{
+	*taken = sampler.taken + sampled_taken;
+	return sampler.without + sampled_without;
 }
 
 void rundiag_stop(void)
@@ -532,6 +575,9 @@ void rundiag_stop(void)
 	symbols = NULL;
 	crashdir_close(records);
 	records = NULL;
+	sampled_without += sampler.without;
+	sampled_taken += sampler.taken;
+	recsample_release(&sampler);
 }
 
 void rundiag_release(struct run *r)

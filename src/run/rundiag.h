@@ -32,7 +32,9 @@
  * named none. The record of the run's main process is preferred; else the
  * first child's. The records are kept (a few KB each, smaller than the
  * run's log; they hold the raw pcs and maps, for symbolizing again). With
- * --core, the core is the fallback when there is no usable record.
+ * --core, the core is the fallback when there is no usable record. Once a
+ * crash repeats, one run in eight keeps its record and the others take
+ * its signature (recsample.h; --all-crash-records keeps every one).
  *
  * Last, a signature the output's own report does not make alone (a key
  * jostle wrote, a guessed line, frames from stacks) is scoped to the
@@ -43,6 +45,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct run_opts;
 struct run;
@@ -53,6 +56,7 @@ struct rundiag_opts {
 	bool keep_cores;    /* --keep-cores: keep them in DIR/cores */
 	bool crash_handler; /* preload libjostle-crash.so (not --no-crash-handler) */
 	bool sanitizer_symbolizes; /* --sanitizer-symbolize: not jostle (sansym.h) */
+	bool all_records;   /* --all-crash-records: not sampled once a crash repeats */
 };
 
 #define RUNDIAG_OPTS_INIT { .window_ms = 200, .core = false, .keep_cores = false, .crash_handler = true, \
@@ -116,6 +120,17 @@ bool rundiag_crashed(const struct run_opts *o, const struct run *r);
 struct dbuf;
 void rundiag_symbolize(const struct run_opts *o, struct dbuf *text, struct dbuf *tmp);
 void rundiag_release(struct run *r);
+/*
+ * Crash records sampled once a crash repeats (recsample.h): whether the
+ * next run keeps its record (series.c empties its JOSTLE_CRASH_DIR when
+ * not: the handler is then inert); every run's end, to count the crashes;
+ * how many runs went without a record, and of their crashes how many took
+ * the signature of their bare key's records (*taken).
+ */
+bool rundiag_record_next(const struct run_opts *o);
+void rundiag_ended(const struct run *r);
+uint64_t rundiag_records_skipped(uint64_t *taken);
+
 /* Once, after the last run of the series: frees what diagnosis kept across runs. */
 void rundiag_stop(void);
 

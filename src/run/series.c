@@ -101,6 +101,8 @@ struct series {
 	 * Our slots are rewritten in place for each run (no copying). */
 	struct strvec env;
 	size_t env_run, env_seed, env_seed32;
+	ssize_t env_crash;          /* JOSTLE_CRASH_DIR's slot, -1 without the crash handler */
+	char *crash_var;            /* borrowed: that slot's own string */
 	char run_var[40], seed_var[48], seed32_var[32];
 	struct dbuf text;           /* scratch: a run's captured text */
 	struct dbuf text_sym;       /* scratch: that text with sanitizer frames named */
@@ -214,6 +216,11 @@ static void env_build(struct series *s)
 		strvec_setenv(&s->env, "PYTHONFAULTHANDLER", "1");
 	/* the crash handler (rundiag.h) */
 	rundiag_env(s->o, &s->env);
+	s->env_crash = -1;
+	for (size_t i = 0; i < s->env.nr; i++)
+		if (!strncmp(s->env.v[i], "JOSTLE_CRASH_DIR=", 17))
+			s->env_crash = (ssize_t)i;
+	s->crash_var = s->env_crash >= 0 ? s->env.v[s->env_crash] : NULL;
 	strvec_push(&s->env, "JOSTLE_RUN=");
 	s->env_run = s->env.nr - 1;
 	strvec_push(&s->env, "JOSTLE_SEED=");
@@ -222,8 +229,13 @@ static void env_build(struct series *s)
 	s->env_seed32 = s->env.nr - 1;
 }
 
-static void env_for_run(struct series *s, const struct run *r)
+static void env_for_run(struct series *s, struct run *r)
 {
+	static char no_record[] = "JOSTLE_CRASH_DIR=";   /* the handler is inert */
+	if (s->env_crash >= 0) {
+		r->no_record = !rundiag_record_next(s->o);
+		s->env.v[s->env_crash] = r->no_record ? no_record : s->crash_var;
+	}
 	snprintf(s->run_var, sizeof(s->run_var), "JOSTLE_RUN=%" PRIu64, r->index);
 	snprintf(s->seed_var, sizeof(s->seed_var), "JOSTLE_SEED=%" PRIu64, r->seed);
 	snprintf(s->seed32_var, sizeof(s->seed32_var), "JOSTLE_SEED32=%" PRIu32, rng_seed32(r->seed));
@@ -236,6 +248,8 @@ static void env_for_run(struct series *s, const struct run *r)
 
 static void env_restore(struct series *s, char *run_slot, char *seed_slot, char *seed32_slot)
 {
+	if (s->env_crash >= 0)
+		s->env.v[s->env_crash] = s->crash_var;
 	s->env.v[s->env_run] = run_slot;
 	s->env.v[s->env_seed] = seed_slot;
 	s->env.v[s->env_seed32] = seed32_slot;
@@ -494,7 +508,7 @@ static void classify(struct series *s, struct run *r)
 	}
 	if (r->outcome == OUT_HANG || r->outcome == OUT_SLOW)
 		;
-	else if (WIFSIGNALED(r->status) || rundiag_crashed(o, r))
+	else if (WIFSIGNALED(r->status) || (!r->no_record && rundiag_crashed(o, r)))
 		r->outcome = OUT_CRASH;
 	else if (WIFEXITED(r->status) && WEXITSTATUS(r->status) != 0)
 		r->outcome = OUT_FAIL;
@@ -591,6 +605,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
 			   want_log ? logrel : NULL);
 		write_record(s, now);
+		rundiag_ended(r);
 		s->by_outcome[r->outcome]++;
 		progress_count(&s->prog, r->outcome);
 		uint64_t fails = failures(s);

@@ -132,6 +132,9 @@ struct run {
 	const char *cell;         /* borrowed: matrix cell label, or NULL */
 	const char *cell_cpus;    /* borrowed: the cell's CPU list ("0-1"), or NULL */
 	struct signature sig;
+	bool no_record;           /* started without a crash record (recsample.h) */
+	bool frames_taken;        /* crashed so; its signature taken from the records of ... */
+	uint64_t frames_from;     /* ... this run's bare key, the first of them this run */
 	char *diag_json;          /* owned: a JSON object for the record's "diag", or NULL */
 	struct rundiag_state *diag_state;  /* owned: hang evidence until classified (rundiag.h) */
 	struct runtests_state *tests;      /* owned: per-test results with --tests (runtests.h) */

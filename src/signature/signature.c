@@ -205,6 +205,16 @@ void signature_set_kind(struct signature *sig, const char *kind)
 	signature_update_id(sig);
 }
 
+void signature_copy(struct signature *dst, const struct signature *src)
+{
+	*dst = *src;
+	dst->key_line = src->key_line ? xstrdup(src->key_line) : NULL;
+	dst->key = src->key ? xstrdup(src->key) : NULL;
+	dst->frames = src->nframes ? xcalloc(src->nframes, sizeof(*dst->frames)) : NULL;
+	for (size_t i = 0; i < src->nframes; i++)
+		dst->frames[i] = xstrdup(src->frames[i]);
+}
+
 void signature_release(struct signature *sig)
 {
 	free(sig->key_line);

@@ -72,6 +72,8 @@ void signature_update_id(struct signature *sig);
  */
 bool signature_scope(struct signature *sig, const char *program);
 
+/* A deep copy of SRC into DST (whatever DST held is not freed). */
+void signature_copy(struct signature *dst, const struct signature *src);
 
 void signature_release(struct signature *sig);
 
