@@ -101,7 +101,7 @@ struct series {
 	 * Our slots are rewritten in place for each run (no copying). */
 	struct strvec env;
 	size_t env_run, env_seed, env_seed32;
-	ssize_t env_crash;          /* JOSTLE_CRASH_DIR's slot, -1 without the crash handler */
+	ptrdiff_t env_crash;        /* JOSTLE_CRASH_DIR's slot, -1 without the crash handler */
 	char *crash_var;            /* borrowed: that slot's own string */
 	char run_var[40], seed_var[48], seed32_var[32];
 	struct dbuf text;           /* scratch: a run's captured text */
@@ -216,10 +216,7 @@ static void env_build(struct series *s)
 		strvec_setenv(&s->env, "PYTHONFAULTHANDLER", "1");
 	/* the crash handler (rundiag.h) */
 	rundiag_env(s->o, &s->env);
-	s->env_crash = -1;
-	for (size_t i = 0; i < s->env.nr; i++)
-		if (!strncmp(s->env.v[i], "JOSTLE_CRASH_DIR=", 17))
-			s->env_crash = (ssize_t)i;
+	s->env_crash = strvec_env_index(&s->env, "JOSTLE_CRASH_DIR");
 	s->crash_var = s->env_crash >= 0 ? s->env.v[s->env_crash] : NULL;
 	strvec_push(&s->env, "JOSTLE_RUN=");
 	s->env_run = s->env.nr - 1;

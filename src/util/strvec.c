@@ -35,7 +35,7 @@ void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 	strvec_push_nodup(sv, p);
 }
 
-static ptrdiff_t env_index(const struct strvec *sv, const char *name)
+ptrdiff_t strvec_env_index(const struct strvec *sv, const char *name)
 {
 	size_t len = strlen(name);
 	for (size_t i = 0; i < sv->nr; i++)
@@ -46,7 +46,7 @@ static ptrdiff_t env_index(const struct strvec *sv, const char *name)
 
 void strvec_setenv(struct strvec *sv, const char *name, const char *value)
 {
-	ptrdiff_t i = env_index(sv, name);
+	ptrdiff_t i = strvec_env_index(sv, name);
 	char *kv = xasprintf("%s=%s", name, value);
 	if (i < 0) {
 		strvec_push_nodup(sv, kv);
@@ -58,7 +58,7 @@ void strvec_setenv(struct strvec *sv, const char *name, const char *value)
 
 const char *strvec_getenv(const struct strvec *sv, const char *name)
 {
-	ptrdiff_t i = env_index(sv, name);
+	ptrdiff_t i = strvec_env_index(sv, name);
 	return i < 0 ? NULL : sv->v[i] + strlen(name) + 1;
 }
 

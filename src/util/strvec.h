@@ -24,6 +24,8 @@ void strvec_push_nodup(struct strvec *sv, char *s); /* takes ownership */
 __attribute__((format(printf, 2, 3))) void strvec_pushf(struct strvec *sv, const char *fmt, ...);
 /* Replace or add NAME=VALUE in an environment vector. */
 void strvec_setenv(struct strvec *sv, const char *name, const char *value);
+/* Index of NAME=... in an environment vector, or -1. */
+ptrdiff_t strvec_env_index(const struct strvec *sv, const char *name);
 /* Value of NAME in an environment vector, or NULL (borrowed). */
 const char *strvec_getenv(const struct strvec *sv, const char *name);
 void strvec_release(struct strvec *sv);
