@@ -14,7 +14,6 @@
 #include "run/machine.h"
 #include "run/matrix.h"
 #include "run/record.h"
-#include "run/rundiag.h"
 #include "util/clock.h"
 #include "util/fileio.h"
 #include "util/jsonw.h"
@@ -214,7 +213,7 @@ int record_write(int fd, const struct dbuf *b)
 }
 
 void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
-		double elapsed_s)
+		double elapsed_s, uint64_t without, uint64_t taken)
 {
 	dbuf_addc(b, '{');
 	jsonw_kstr(b, "type", "end");
@@ -222,7 +221,6 @@ void record_end(struct dbuf *b, const char *series_id, const char *stop, bool in
 	jsonw_kstr(b, "stop", stop);
 	jsonw_kbool(b, "interrupted", interrupted);
 	jsonw_kdbl(b, "elapsed_s", elapsed_s);
-	uint64_t taken, without = rundiag_records_skipped(&taken);
 	if (without) {   /* crash records sampled once a crash repeated (recsample.h) */
 		jsonw_kuint(b, "runs_without_crash_record", without);
 		jsonw_kuint(b, "crashes_signed_from_records", taken);

@@ -22,9 +22,10 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 		int64_t series_start_mono, const struct capture *cap, const char *log);
 /* The CPU a classified run used (its tree: what the record says). */
 void record_cpu(const struct run *r, double *user_s, double *sys_s);
-/* The "end" line of a series (issue 6): why it stopped, for the reports. */
+/* The "end" line of a series (issue 6): why it stopped, for the reports;
+ * without and taken: rundiag_stop()'s counts of sampled crash records. */
 void record_end(struct dbuf *b, const char *series_id, const char *stop, bool interrupted,
-		double elapsed_s);
+		double elapsed_s, uint64_t without, uint64_t taken);
 /*
  * Append b to fd with one write (retried on EINTR/short writes). 0, or -1
  * with errno: the write's error (ENOSPC, EIO ...), after cutting the file

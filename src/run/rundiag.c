@@ -44,7 +44,6 @@ static struct crashdir *records;   /* DIR/crashes of the series, watched */
 static char records_dir[4096];
 /* which runs keep a crash record once a crash repeats (recsample.h) */
 static struct recsample sampler = RECSAMPLE_INIT;
-static uint64_t sampled_without, sampled_taken;   /* its counts, kept past rundiag_stop() */
 
 struct rundiag_state {
 	struct evidence hang;     /* from the hang diagnosis */
@@ -563,21 +562,15 @@ void rundiag_ended(const struct run *r)
 	recsample_ended(&sampler, r->outcome == OUT_CRASH);
 }
 
-uint64_t rundiag_records_skipped(uint64_t *taken)
-{
-	*taken = sampler.taken + sampled_taken;
-	return sampler.without + sampled_without;
-}
-
-void rundiag_stop(void)
+void rundiag_stop(uint64_t *without, uint64_t *taken)
 {
 	crashlog_symbols_free(symbols);
 	symbols = NULL;
 	crashdir_close(records);
 	records = NULL;
-	sampled_without += sampler.without;
-	sampled_taken += sampler.taken;
-	recsample_release(&sampler);
+	*without = sampler.without;
+	*taken = sampler.taken;
+	recsample_release(&sampler);   /* zeroed: the next series (bisect, localize) starts afresh */
 }
 
 void rundiag_release(struct run *r)

@@ -123,15 +123,17 @@ void rundiag_release(struct run *r);
 /*
  * Crash records sampled once a crash repeats (recsample.h): whether the
  * next run keeps its record (series.c empties its JOSTLE_CRASH_DIR when
- * not: the handler is then inert); every run's end, to count the crashes;
- * how many runs went without a record, and of their crashes how many took
- * the signature of their bare key's records (*taken).
+ * not: the handler is then inert); every run's end, to count the crashes.
  */
 bool rundiag_record_next(const struct run_opts *o);
 void rundiag_ended(const struct run *r);
-uint64_t rundiag_records_skipped(uint64_t *taken);
-
-/* Once, after the last run of the series: frees what diagnosis kept across runs. */
-void rundiag_stop(void);
+/*
+ * Once, after the last run of the series: frees what diagnosis kept across
+ * runs, and says how many runs went without a crash record (*without) and
+ * of their crashes how many took the signature of their bare key's records
+ * (*taken). The counts are the series' own: a process that runs several
+ * (bisect, localize) starts each from zero.
+ */
+void rundiag_stop(uint64_t *without, uint64_t *taken);
 
 #endif

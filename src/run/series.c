@@ -91,6 +91,8 @@ struct series {
 	const char *stop_reason;
 	int start_error;            /* -errno of an exec failure: exit 2 */
 	int write_error;            /* -errno: the results could not be written: exit 3 */
+	uint64_t records_without;   /* runs without a crash record (rundiag_stop) */
+	uint64_t records_taken;     /* ... whose crashes took their records' signature */
 	unsigned fd_cap;            /* runs at a time since a start ran out of descriptors (0: jobs) */
 	/* Live counts for the stopping rules and the exit status; the end
 	 * of the series is told from runs.jsonl (series_reports). */
@@ -1091,7 +1093,8 @@ static void series_end(struct series *s, double elapsed)
 		s->stop_reason = why;
 	}
 	dbuf_reset(&s->line);
-	record_end(&s->line, s->series_id, s->stop_reason, s->interrupted, elapsed);
+	record_end(&s->line, s->series_id, s->stop_reason, s->interrupted, elapsed,
+		   s->records_without, s->records_taken);
 	write_record(s, clock_mono_ns());
 	struct finish_req f = {
 		.dir = o->out_dir,
@@ -1194,7 +1197,7 @@ int series_run(struct run_opts *o)
 	 * first (every run has ended), then anything left. */
 	pressure_stop(&s.pr);
 	diagpool_release(&s.pool);
-	rundiag_stop();
+	rundiag_stop(&s.records_without, &s.records_taken);
 	reap_kill_all(NULL, 0);
 	progress_done(&s.prog);
 	double elapsed = (double)(clock_mono_ns() - s.start_mono) / 1e9;
