@@ -2,7 +2,7 @@
 # bench/portfolio_sim.c, the --chaos auto portfolio on simulated programs:
 # it builds from its header's command, prints one row per world with the
 # references and a cell per horizon, gives the same table for the same
-# seeds, and the better arm gains the machine as the stints go on. Bad
+# seeds, and the better arm gains the machine as machine time goes on. Bad
 # arguments: one line, exit 2. Built with the sanitizers in the ASan pass.
 . "$(dirname "$0")/../lib.sh"
 san=
@@ -14,24 +14,24 @@ cc -std=c17 -O1 -Wall -Wextra -Werror $san -D_GNU_SOURCE -iquote "$ROOT/src" -o 
 check_eq "it builds, -Wall -Wextra clean" "$?" 0
 [ -x "$TMP/sim" ] || { cat "$TMP/cc.err"; exit 0; }
 
-"$TMP/sim" 3 40 400 > "$TMP/a.md" 2> "$TMP/a.err"
+"$TMP/sim" 3 10 60 > "$TMP/a.md" 2> "$TMP/a.err"
 check_eq "it runs: exit 0" "$?" 0
-check_eq "one row per world (16), two horizons each" \
-	"$(grep -c '^| [a-z].* | [0-9.]* | [0-9.]* | [0-9.]* ([0-9.]*) | [0-9.]* ([0-9.]*) |$' "$TMP/a.md")" 16
-check "the header names the horizons" grep -q '^| world | best | even | 40 stints | 400 stints |$' "$TMP/a.md"
+check_eq "one row per world (18), two horizons each" \
+	"$(grep -c '^| [a-z].* | [0-9.]* | [0-9.]* | [0-9.]* ([0-9.]*) | [0-9.]* ([0-9.]*) |$' "$TMP/a.md")" 18
+check "the header names the horizons" grep -q '^| world | best | even | 10 s | 60 s |$' "$TMP/a.md"
 check_eq "where every run fails, every stint's runs fail: the hot share is 1" \
 	"$(grep '^| every run fails ' "$TMP/a.md" | grep -o '([0-9.]*)' | sort -u)" "(1.00)"
-"$TMP/sim" 3 40 400 > "$TMP/b.md" 2>&1
+"$TMP/sim" 3 10 60 > "$TMP/b.md" 2>&1
 check "the same seeds give the same table" cmp -s "$TMP/a.md" "$TMP/b.md"
-# one step arm fails 5% of its runs: its share grows from 40 to 400 stints
+# one step arm fails 5% of its runs: its share grows from 10 to 60 s of machine time
 share() { grep "^| one step arm" "$TMP/a.md" | awk -F'|' -v c="$1" '{print $c}' | grep -o '([0-9.]*)' | tr -d '()'; }
-check "one failing step arm: its share grows with the stints ($(share 5) -> $(share 6))" \
+check "one failing step arm: its share grows with the machine time ($(share 5) -> $(share 6))" \
 	/usr/bin/python3 -c "import sys; sys.exit(not float('$(share 6)') > float('$(share 5)'))"
 
 "$TMP/sim" 0 > "$TMP/o" 2> "$TMP/e"
 check_eq "SEEDS 0: exit 2" "$?" 2
 check_eq "one line that names the argument" "$(wc -l < "$TMP/e") $(grep -c "SEEDS must be 1..10000, got '0'" "$TMP/e")" "1 1"
 "$TMP/sim" 2 x > "$TMP/o" 2> "$TMP/e"
-check_eq "STINTS x: exit 2" "$?" 2
-check "it names STINTS" grep -q "STINTS must be a positive number, got 'x'" "$TMP/e"
+check_eq "SECONDS x: exit 2" "$?" 2
+check "it names SECONDS" grep -q "SECONDS must be a positive number, got 'x'" "$TMP/e"
 exit 0
