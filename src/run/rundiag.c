@@ -570,7 +570,7 @@ void rundiag_stop(uint64_t *without, uint64_t *taken)
 	records = NULL;
 	*without = sampler.without;
 	*taken = sampler.taken;
-	recsample_release(&sampler);   /* zeroed: the next series (bisect, localize) starts afresh */
+	recsample_release(&sampler);   /* zeroed: the next series of this process (bisect) starts afresh */
 }
 
 void rundiag_release(struct run *r)

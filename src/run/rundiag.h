@@ -132,7 +132,7 @@ void rundiag_ended(const struct run *r);
  * runs, and says how many runs went without a crash record (*without) and
  * of their crashes how many took the signature of their bare key's records
  * (*taken). The counts are the series' own: a process that runs several
- * (bisect, localize) starts each from zero.
+ * (bisect, a series per batch) starts each from zero.
  */
 void rundiag_stop(uint64_t *without, uint64_t *taken);
 
