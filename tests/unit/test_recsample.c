@@ -69,7 +69,7 @@ int main(void)
 	CHECK(!recsample_apply(&r, "crash\x1fkilled by SEGV", &s, &from) && from == 99 && !s.nframes);
 	recsample_release(&r);
 	/* released, it is as new: rundiag keeps one for the process and the
-	 * next series (bisect, localize) counts from zero */
+	 * next series (bisect runs one per batch) counts from zero */
 	CHECK(r.without == 0 && r.taken == 0 && r.nr == 0 && r.nrecent == 0 && !r.off);
 	CHECK(crashes(&r, 32, "crash\x1fkilled by SEGV", "use_after_free", &run) == 0 && r.without == 0);
 	recsample_release(&r);
