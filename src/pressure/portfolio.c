@@ -722,6 +722,50 @@ int portfolio_step_budget(const struct portfolio *p)
 	return steps < PORTFOLIO_STEP_MIN ? PORTFOLIO_STEP_MIN : steps > PORTFOLIO_STEP_MAX ? PORTFOLIO_STEP_MAX : (int)lround(steps);
 }
 
+int portfolio_step_draw(const struct portfolio *p, uint64_t seed, int *depth)
+{
+	uint64_t s = seed ^ 0x7374657073ULL;   /* "steps": apart from the run's other draws */
+	double fails = 0, runs = 0, cpu = 0, best = -1;
+	int k = 0;
+
+	for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++) {
+		fails += p->step_fails[d];
+		runs += p->step_runs[d];
+		cpu += p->step_cpu[d];
+	}
+	if (fails == 0) {
+		k = (int)rng_below(&s, PORTFOLIO_STEP_DEPTHS);
+	} else {
+		/* as the arms (choose): a Beta prior of PRIOR_RUNS runs at the
+		 * step runs' pooled rate; the CPU of a run with a prior of one
+		 * run of a step run's mean CPU, scaled to the octave */
+		double pooled = fails / runs, mean_cpu = runs > 0 && cpu > 0 ? cpu / runs : 1.0;
+		for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++) {
+			double f = p->step_fails[d], n = p->step_runs[d];
+			double theta = beta_draw(&s, PRIOR_RUNS * pooled + f, PRIOR_RUNS * (1 - pooled) + n - f);
+			double run_cpu = (p->step_cpu[d] + mean_cpu * exp2(-d)) / (n + 1);
+			double score = theta / (run_cpu > 1e-6 ? run_cpu : 1e-6);
+			if (score > best) {
+				best = score;
+				k = d;
+			}
+		}
+	}
+	*depth = k;
+	/* log-uniform within the octave: [budget / 2^(k+1), budget / 2^k] */
+	long n = lround((double)portfolio_step_budget(p) * exp2(-(double)k - rng_unit(&s)));
+	return n > 1 ? (int)n : 1;
+}
+
+void portfolio_step_feedback(struct portfolio *p, int depth, bool failed, double cpu_s)
+{
+	if (depth < 0 || depth >= PORTFOLIO_STEP_DEPTHS)
+		return;
+	p->step_runs[depth]++;
+	p->step_fails[depth] += failed;
+	p->step_cpu[depth] += cpu_s > 0 ? cpu_s : 0;
+}
+
 double portfolio_run_time(const struct portfolio *p, int a)
 {
 	const struct parm *r = &p->arm[a];

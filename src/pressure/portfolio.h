@@ -114,6 +114,7 @@ struct parm {
  * is in flight, at most PORTFOLIO_HOLD_S.
  */
 #define PORTFOLIO_LIVE 256
+#define PORTFOLIO_STEP_DEPTHS 4   /* octaves of a step run's budget (portfolio_step_draw) */
 /* The runs a mean that forgets (struct parm's gap) mostly weighs: a stint of
  * a crowd replaces two thirds of it. */
 #define PORTFOLIO_RECENT 16
@@ -148,6 +149,9 @@ struct portfolio {
 	int remeasure_arm;     /* the arm of such a stint now, -1 */
 	double end_s;          /* when the last run ended (any arm), < 0: none yet */
 	int crowd;             /* the load "crowd" (all CPUs, max_jobs), -1 if none */
+	/* step runs by octave of their budget (portfolio_step_draw) */
+	double step_runs[PORTFOLIO_STEP_DEPTHS], step_fails[PORTFOLIO_STEP_DEPTHS];
+	double step_cpu[PORTFOLIO_STEP_DEPTHS];
 	int nlive, nheld;
 	struct pticket live[PORTFOLIO_LIVE];  /* runs in flight (the first PORTFOLIO_LIVE) */
 	struct pheld held[PORTFOLIO_LIVE];    /* ended, not yet counted */
@@ -254,6 +258,28 @@ double portfolio_timeout_scale(const struct portfolio *p, int a, double timeout_
 #define PORTFOLIO_STEP_COST_S 20e-6
 #define PORTFOLIO_STEP_RATIO 4.0
 int portfolio_step_budget(const struct portfolio *p);
+
+/*
+ * The budget of one step run, a third dimension learned on the step runs
+ * alone: how deep into the program they step. PORTFOLIO_STEP_DEPTHS
+ * octaves, the first up to portfolio_step_budget, each one half of the one
+ * before; within an octave log-uniform. Where a race is early, stepping only
+ * the first part of a run costs less and finds as much per run (fixed -j2
+ * step runs, 10 s, failures/runs at 3,000 / 6,000 / 20,000 instructions:
+ * StateWorkStealQueue 41/389, 19/226, 10/117); where it is deep, the short
+ * budgets miss it (InterlockedWorkStealQueue's crowd-step failed 15% of
+ * its runs at 20,000, 2-3% with budgets from 1,250 to 20,000: bench/
+ * RESULTS.md, session 40). Before a step run has failed the octave is
+ * uniform; after, a Thompson draw on failures per CPU second of each
+ * octave's runs. The draw comes from the run's seed; the record keeps the
+ * budget (`config.steps`), so --replay repeats it. *depth: the octave, -1
+ * for none.
+ */
+int portfolio_step_draw(const struct portfolio *p, uint64_t seed, int *depth);
+
+/* The outcome of a step run of octave `depth` (portfolio_step_draw), with
+ * the CPU its process tree used. */
+void portfolio_step_feedback(struct portfolio *p, int depth, bool failed, double cpu_s);
 
 /* A Gamma(shape, 1) draw (shape > 0) from the generator state; exposed for tests. */
 double portfolio_gamma(uint64_t *rng, double shape);

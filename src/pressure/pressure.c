@@ -644,6 +644,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	memset(r, 0, sizeof(*r));
 	r->used = true;
 	r->index = index;
+	r->step_depth = -1;
 	r->arm = p->is_auto ? portfolio_member(&p->pf, p->arm) : p->arm;
 	c = arm_cfg(p, r->arm);
 	if (p->po->replay && !p->po->replay_config_only)
@@ -698,7 +699,8 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 			 * most instructions (portfolio.h) */
 			if (step)
 				r->steps = c->steps > 0 ? c->steps :
-					   p->is_auto ? portfolio_step_budget(&p->pf) : PORTFOLIO_STEP_MAX;
+					   p->is_auto ? portfolio_step_draw(&p->pf, *seed, &r->step_depth) :
+					   PORTFOLIO_STEP_MAX;
 			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us, r->steps);
 			run_sites(p, r, *seed);
 		}
@@ -806,9 +808,10 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
 
 	if (!p->on || !p->runs || !(r = find_run(p, index)))
 		return;
-	if (wall_s >= 0)
+	if (wall_s >= 0) {
 		portfolio_feedback(&p->pf, r->arm, r->ticket, failed, wall_s, cpu_s, (double)p->now_ns / 1e9);
-	else
+		portfolio_step_feedback(&p->pf, r->step_depth, failed, cpu_s);
+	} else
 		portfolio_dropped(&p->pf, r->arm, r->ticket, (double)p->now_ns / 1e9);
 	if (r->cgroup)
 		cgroup_remove(&p->cg, r->cg_name);

@@ -1,4 +1,6 @@
 /* Unit tests of the auto portfolio: arm set, seeded selection, adaptation. */
+#include <math.h>
+
 #include "pressure/portfolio.h"
 #include "util/rng.h"
 #include "tap.h"
@@ -727,6 +729,50 @@ int main(void)
 		for (int i = 0; i < 4; i++)
 			fb(&q, pl, false, 2, 2);
 		CHECK(portfolio_step_budget(&q) == PORTFOLIO_STEP_MAX);
+		/* a run's own budget: before a step run failed, any of the
+		 * octaves below that, the same for the same seed */
+		int lo = PORTFOLIO_STEP_MAX, hi = 0, per[PORTFOLIO_STEP_DEPTHS] = { 0 };
+		for (uint64_t seed = 1; seed <= 400; seed++) {
+			int d = -2, d2 = -2, n = portfolio_step_draw(&q, seed, &d);
+			CHECK(n == portfolio_step_draw(&q, seed, &d2) && d == d2);
+			CHECK(d >= 0 && d < PORTFOLIO_STEP_DEPTHS);
+			CHECK(n <= (int)lround(PORTFOLIO_STEP_MAX * exp2(-d)) && n >= (int)(PORTFOLIO_STEP_MAX * exp2(-d - 1)));
+			per[d >= 0 && d < PORTFOLIO_STEP_DEPTHS ? d : 0]++;
+			lo = n < lo ? n : lo;
+			hi = n > hi ? n : hi;
+		}
+		CHECK(lo < PORTFOLIO_STEP_MAX / 12 && hi > PORTFOLIO_STEP_MAX * 9 / 10);
+		for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++)
+			CHECK(per[d] > 60 && per[d] < 140);
+		/* then where failures are per CPU second: the deepest octave
+		 * fails 10% at 1 s a run, the others never */
+		struct portfolio deep = q;
+		for (int i = 0; i < 100; i++)
+			for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++)
+				portfolio_step_feedback(&deep, d, d == 0 && i % 10 == 0, exp2(-d));
+		int at[PORTFOLIO_STEP_DEPTHS] = { 0 };
+		for (uint64_t seed = 1; seed <= 200; seed++) {
+			int d = -1;
+			portfolio_step_draw(&deep, seed, &d);
+			at[d >= 0 && d < PORTFOLIO_STEP_DEPTHS ? d : 0]++;
+		}
+		CHECK(at[0] > 180);
+		/* every octave fails 10%: the cheapest wins */
+		struct portfolio flat = q;
+		for (int i = 0; i < 100; i++)
+			for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++)
+				portfolio_step_feedback(&flat, d, i % 10 == 0, exp2(-d));
+		memset(at, 0, sizeof(at));
+		for (uint64_t seed = 1; seed <= 200; seed++) {
+			int d = -1;
+			portfolio_step_draw(&flat, seed, &d);
+			at[d >= 0 && d < PORTFOLIO_STEP_DEPTHS ? d : 0]++;
+		}
+		CHECK(at[PORTFOLIO_STEP_DEPTHS - 1] > 180);
+		/* a depth out of range is ignored */
+		portfolio_step_feedback(&flat, -1, true, 1);
+		portfolio_step_feedback(&flat, PORTFOLIO_STEP_DEPTHS, true, 1);
+		CHECK(flat.step_fails[0] == 10);
 	}
 
 	/* outcomes count in the order their runs started, arm by arm: the
