@@ -267,9 +267,9 @@ int portfolio_step_budget(const struct portfolio *p);
  * the first part of a run costs less and finds as much per run (fixed -j2
  * step runs, 10 s, failures/runs at 3,000 / 6,000 / 20,000 instructions:
  * StateWorkStealQueue 41/389, 19/226, 10/117); where it is deep, the short
- * budgets miss it (InterlockedWorkStealQueue's crowd-step failed 15% of
- * its runs at 20,000, 2-3% with budgets from 1,250 to 20,000: bench/
- * RESULTS.md, session 40). Before a step run has failed the octave is
+ * budgets miss it (InterlockedWorkStealQueue's step arms failed 9-15% of
+ * their runs at 20,000, 1-3% with budgets drawn from 1,250 to 20,000:
+ * bench/RESULTS.md, session 40). Before a step run has failed the octave is
  * uniform; after, a Thompson draw on failures per CPU second of each
  * octave's runs. The draw comes from the run's seed; the record keeps the
  * budget (`config.steps`), so --replay repeats it. *depth: the octave, -1

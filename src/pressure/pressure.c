@@ -811,8 +811,9 @@ void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall
 	if (wall_s >= 0) {
 		portfolio_feedback(&p->pf, r->arm, r->ticket, failed, wall_s, cpu_s, (double)p->now_ns / 1e9);
 		portfolio_step_feedback(&p->pf, r->step_depth, failed, cpu_s);
-	} else
+	} else {
 		portfolio_dropped(&p->pf, r->arm, r->ticket, (double)p->now_ns / 1e9);
+	}
 	if (r->cgroup)
 		cgroup_remove(&p->cg, r->cg_name);
 	run_release(r);
