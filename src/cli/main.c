@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "diagnose/stack.h"
 #include "util/banned.h"
 
 struct subcommand {
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (!strcmp(argv[1], STACK_HELPER_ARG))   /* a diagnosis's unwinder (stack.h) */
+		return stack_helper_main(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return EXIT_OK;

@@ -64,6 +64,17 @@ struct stack_backend {
 };
 
 extern const struct stack_backend stack_backend_libdw;
+
+/*
+ * The libdw backend unwinds a live process from a helper: this program
+ * (/proc/self/exe) run as `PROGRAM STACK_HELPER_ARG PID PARENT`, which
+ * writes its answer on stdout (stack_libdw.c says why). A program that
+ * captures stacks hands such a call to stack_helper_main() first thing in
+ * main() (jostle's main.c, test_stack); in one that does not, the helper
+ * gives no answer and the unwinding happens in the caller.
+ */
+#define STACK_HELPER_ARG "__jostle-stack-helper"
+int stack_helper_main(int argc, char **argv);
 extern const struct stack_backend stack_backend_gdb;
 
 /*

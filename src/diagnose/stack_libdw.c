@@ -13,18 +13,47 @@
  *
  * A frame whose pc is a return address is looked up at pc - 1, so a call
  * that is the last instruction of a function is not blamed on the next one.
+ *
+ * A live process is unwound by a helper process, this program run again
+ * with STACK_HELPER_ARG (stack.h), which sends the stacks back over a
+ * pipe. The ptrace waits libdwfl makes (__WALL, on the thread it stops)
+ * would, in the process that is the target's parent, take the target's
+ * exit when it ends or is killed during the attach: a run's root is
+ * jostle's child, and the series then lost the run's exit status. A tracer
+ * that is not the parent only sees the exit first; the parent still reaps
+ * it. The helper is exec'd, not just forked: a fork of this threaded
+ * process can inherit a lock another thread holds (ASan's allocator's,
+ * seen) and hang on it. Where the helper may not trace (Yama's
+ * ptrace_scope 1: only ancestors may) or gives no answer (a program that
+ * does not know the argument), the unwinding happens here, as before.
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <unistd.h>
 #include <libelf.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "diagnose/dwname.h"
 #include "diagnose/stack.h"
+#include "util/dbuf.h"
+#include "util/fileio.h"
 #include "util/banned.h"
+
+/* A helper that has not answered by then is killed (it ends far sooner:
+ * ptrace fails at once on a target that is gone). */
+#define HELPER_LIMIT_S 30
+/* The most a helper may send: 64 frames x ~1 KiB x thousands of threads. */
+#define HELPER_MAX_BYTES (64u << 20)
 
 struct walk {
 	Dwfl *dwfl;
@@ -71,7 +100,8 @@ static const char *libdw_unavailable(void)
 	return NULL;
 }
 
-static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t errlen)
+/* Unwind PID in this process (the helper's side). */
+static int capture_here(pid_t pid, struct stack_set *out, char *err, size_t errlen)
 {
 	Dwfl_Callbacks cb;
 	Dwfl *dwfl = dwfl_begin(dwname_callbacks(&cb, dwfl_linux_proc_find_elf));
@@ -115,6 +145,275 @@ static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t err
 	return w.threads ? w.threads : -EIO;
 }
 
+
+/*
+ * The helper's answer, in the machine's byte order: u64 total length, i32
+ * rc, string err, u32 threads; per thread i32 tid, u8 truncated, u32
+ * frames; per frame u64 pc, string fn, string module. A string is a u32
+ * length and its bytes ("" for a NULL module).
+ */
+static void put_str(struct dbuf *b, const char *s, int *bad)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : 0;
+	if (dbuf_add(b, &n, sizeof(n)) < 0 || (n && dbuf_add(b, s, n) < 0))
+		*bad = 1;
+}
+
+#define PUT(b, v, bad) do { if (dbuf_add((b), &(v), sizeof(v)) < 0) *(bad) = 1; } while (0)
+
+static void encode(struct dbuf *b, int rc, const char *err, const struct stack_set *set)
+{
+	int bad = 0;
+	uint64_t total = 0;
+	int32_t r = rc;
+	uint32_t nt = (uint32_t)set->nr;
+	PUT(b, total, &bad);
+	PUT(b, r, &bad);
+	put_str(b, err, &bad);
+	PUT(b, nt, &bad);
+	for (size_t i = 0; i < set->nr && !bad; i++) {
+		const struct stack_thread *t = &set->v[i];
+		int32_t tid = t->tid;
+		uint8_t trunc = t->truncated;
+		uint32_t nf = (uint32_t)t->nr;
+		PUT(b, tid, &bad);
+		PUT(b, trunc, &bad);
+		PUT(b, nf, &bad);
+		for (size_t f = 0; f < t->nr; f++) {
+			uint64_t pc = t->frames[f].pc;
+			PUT(b, pc, &bad);
+			put_str(b, t->frames[f].fn, &bad);
+			put_str(b, t->frames[f].module, &bad);
+		}
+	}
+	if (bad) {   /* too large to send: say so instead */
+		dbuf_reset(b);
+		struct stack_set none = STACK_SET_INIT;
+		encode(b, -E2BIG, "the stacks were too large to send from the helper", &none);
+		return;
+	}
+	total = b->len;
+	memcpy(b->buf, &total, sizeof(total));
+}
+
+int stack_helper_main(int argc, char **argv)
+{
+	if (argc != 4)
+		return 2;
+	pid_t pid = (pid_t)strtol(argv[2], NULL, 10);
+	pid_t parent = (pid_t)strtol(argv[3], NULL, 10);
+	/* Die with the thread that waits for us; the limit ends us too. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent || pid <= 0)
+		return 2;
+	alarm(HELPER_LIMIT_S);
+	struct stack_set set = STACK_SET_INIT;
+	char err[256] = "";
+	int rc = capture_here(pid, &set, err, sizeof(err));
+	struct dbuf b;
+	dbuf_init(&b, HELPER_MAX_BYTES);
+	encode(&b, rc, err, &set);
+	rc = fileio_write_all(STDOUT_FILENO, b.buf, b.len) ? 1 : 0;
+	dbuf_release(&b);
+	stack_set_release(&set);
+	return rc;
+}
+
+struct cursor {
+	const char *p;
+	size_t left;
+	bool bad;
+};
+
+static void take(struct cursor *c, void *v, size_t n)
+{
+	if (c->bad || c->left < n) {
+		c->bad = true;
+		memset(v, 0, n);
+		return;
+	}
+	memcpy(v, c->p, n);
+	c->p += n;
+	c->left -= n;
+}
+
+/* A string of the answer into buf (NUL-terminated, cut to len - 1). */
+static const char *take_str(struct cursor *c, char *buf, size_t len)
+{
+	uint32_t n;
+	take(c, &n, sizeof(n));
+	if (c->bad || c->left < n) {
+		c->bad = true;
+		buf[0] = '\0';
+		return buf;
+	}
+	size_t k = n < len - 1 ? n : len - 1;
+	memcpy(buf, c->p, k);
+	buf[k] = '\0';
+	c->p += n;
+	c->left -= n;
+	return buf;
+}
+
+static int decode(const struct dbuf *b, pid_t pid, struct stack_set *out, char *err, size_t errlen)
+{
+	struct cursor c = { b->buf, b->len, false };
+	uint64_t total;
+	int32_t rc;
+	uint32_t nt;
+	char text[4096];
+	take(&c, &total, sizeof(total));
+	take(&c, &rc, sizeof(rc));
+	take_str(&c, text, sizeof(text));
+	take(&c, &nt, sizeof(nt));
+	if (c.bad || total != b->len) {
+		snprintf(err, errlen, "the stack helper's answer for %d was cut short (%zu bytes)",
+			 (int)pid, b->len);
+		return -EIO;
+	}
+	if (text[0])
+		snprintf(err, errlen, "%s", text);
+	for (uint32_t i = 0; i < nt && !c.bad; i++) {
+		int32_t tid;
+		uint8_t trunc;
+		uint32_t nf;
+		take(&c, &tid, sizeof(tid));
+		take(&c, &trunc, sizeof(trunc));
+		take(&c, &nf, sizeof(nf));
+		if (c.bad || nf > STACK_MAX_FRAMES)
+			break;
+		struct stack_thread *t = stack_set_add(out, pid, tid);
+		t->truncated = trunc != 0;
+		for (uint32_t f = 0; f < nf && !c.bad; f++) {
+			uint64_t pc;
+			char mod[1024];
+			take(&c, &pc, sizeof(pc));
+			take_str(&c, text, sizeof(text));
+			take_str(&c, mod, sizeof(mod));
+			/* the helper's names are normalized already: keep them */
+			stack_thread_push_label(t, text, mod, pc);
+		}
+	}
+	if (c.bad) {
+		snprintf(err, errlen, "the stack helper's answer for %d was malformed", (int)pid);
+		return -EIO;
+	}
+	return rc;
+}
+
+/* Read the helper's answer until it is whole, the helper is gone, or the limit. */
+static void read_answer(int fd, int pidfd, struct dbuf *b)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool gone = false;
+	for (;;) {
+		uint64_t total = 0;
+		if (b->len >= sizeof(total))
+			memcpy(&total, b->buf, sizeof(total));
+		if (total && b->len >= total)
+			return;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long spent = (long)(now.tv_sec - t0.tv_sec);
+		if (spent > HELPER_LIMIT_S + 5)
+			return;
+		struct pollfd pf[2] = { { fd, POLLIN, 0 }, { pidfd, POLLIN, 0 } };
+		/* Once the helper is gone, only what is already in the pipe is left. */
+		int n = poll(pf, pidfd >= 0 && !gone ? 2 : 1, gone ? 0 : 1000);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			char chunk[65536];
+			ssize_t r = read(fd, chunk, sizeof(chunk));
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0 || dbuf_add(b, chunk, (size_t)r) < 0)
+				return;   /* the end (a noise process may hold a copy), or the cap */
+			continue;
+		}
+		if (gone)
+			return;
+		if (pidfd >= 0 && (pf[1].revents & POLLIN))
+			gone = true;
+	}
+}
+
+/* Start this program as the helper for PID, its answer on *fd. */
+static pid_t spawn_helper(pid_t pid, int *fd)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	char target[24], parent[24];
+	snprintf(target, sizeof(target), "%d", (int)pid);
+	snprintf(parent, sizeof(parent), "%d", (int)getpid());
+	char *argv[] = { (char *)"jostle", (char *)STACK_HELPER_ARG, target, parent, NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	/* Hold no other descriptor: a run's output pipe held by the helper
+	 * would delay that run's end of file. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+	posix_spawnattr_init(&at);
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	pid_t h;
+	int e = posix_spawn(&h, "/proc/self/exe", &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(fds[1]);
+	if (e) {
+		close(fds[0]);
+		return -1;
+	}
+	*fd = fds[0];
+	return h;
+}
+
+static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t errlen)
+{
+	int fd;
+	pid_t h = spawn_helper(pid, &fd);
+	if (h < 0)
+		return capture_here(pid, out, err, errlen);
+	int pidfd = pidfd_open(h, 0);
+	struct dbuf b;
+	dbuf_init(&b, HELPER_MAX_BYTES);
+	read_answer(fd, pidfd, &b);
+	close(fd);
+	/* Reap it through the pidfd: the series' own reaper may have taken it
+	 * first (ECHILD), and its pid may not be waited on by number. */
+	if (pidfd >= 0) {
+		siginfo_t si;
+		(void)pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+		while (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0 && errno == EINTR)
+			;
+		close(pidfd);
+	} else {
+		kill(h, SIGKILL);
+		while (waitpid(h, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	int rc = b.len ? decode(&b, pid, out, err, errlen) : -EPERM;
+	dbuf_release(&b);
+	if (rc == -EPERM) {
+		/* No answer, or Yama's ptrace_scope 1, which lets only an
+		 * ancestor trace (the helper is the target's sibling): unwind
+		 * here, as before. */
+		err[0] = '\0';
+		rc = capture_here(pid, out, err, errlen);
+	}
+	return rc;
+}
 
 int stack_from_core(const char *core, const char *exe, struct stack_set *out, pid_t *pid,
 		    char *err, size_t errlen)

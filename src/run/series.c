@@ -752,11 +752,12 @@ static void diag_watch(struct series *s, struct run *r, int64_t now)
 }
 
 /*
- * A killed run whose root process is gone though we never reaped it: a
- * diagnosis thread's ptrace wait (libdwfl's attach waits on the thread it
- * stops, __WALL) took its exit when the kill came first, and the series
- * then waited for it for good, polling (the demo's hang section, once).
- * It is recorded as killed; a zombie still answers kill(pid, 0).
+ * A killed run whose root process is gone though we never reaped it. A
+ * diagnosis that unwinds in this process (stack_libdw.c does so only where
+ * its helper process may not trace) can take the exit in libdwfl's ptrace
+ * wait (__WALL) when the kill comes first, and the series would then wait
+ * for it for good. It is recorded as killed; a zombie still answers
+ * kill(pid, 0).
  */
 static void lost_exit(struct run *r, int64_t now)
 {
@@ -877,13 +878,14 @@ static bool reap_one(struct series *s, pid_t pid)
 }
 
 /*
- * Reap every child that ended. A run's root process is our child, and a
- * diagnosis worker that ptrace-attaches to it is a thread of ours: the
- * kernel then lets any wait of ours take that ptrace stop, as if we were
- * the tracer, and the worker would wait for it forever. So the next
- * child is looked at first (WNOWAIT) and reaped only when it ended; when
- * it is a stop, which is a worker's, the runs' root processes are reaped
- * one by one instead and the rest waits for the next turn.
+ * Reap every child that ended (a stack helper of a diagnosis worker, too:
+ * stack_libdw.c reaps it through a pidfd and does not mind). Where a
+ * worker ptrace-attaches from this process (stack_libdw.c's fallback), the
+ * kernel lets any wait of ours take that ptrace stop, as if we were the
+ * tracer, and the worker would wait for it forever. So the next child is
+ * looked at first (WNOWAIT) and reaped only when it ended; when it is a
+ * stop, which is a worker's, the runs' root processes are reaped one by
+ * one instead and the rest waits for the next turn.
  */
 static void reap(struct series *s)
 {
