@@ -33,7 +33,6 @@
 #include <libelf.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,7 @@
 #include "diagnose/stack.h"
 #include "util/dbuf.h"
 #include "util/fileio.h"
+#include "util/spawn.h"
 #include "util/banned.h"
 
 /* A helper that has not answered by then is killed (it ends far sooner:
@@ -342,7 +342,7 @@ static void read_answer(int fd, int pidfd, struct dbuf *b)
 }
 
 /* Start this program as the helper for PID, its answer on *fd. */
-static pid_t spawn_helper(pid_t pid, int *fd)
+static pid_t spawn_helper(pid_t pid, int *fd, int *pidfd)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) < 0)
@@ -351,27 +351,10 @@ static pid_t spawn_helper(pid_t pid, int *fd)
 	snprintf(target, sizeof(target), "%d", (int)pid);
 	snprintf(parent, sizeof(parent), "%d", (int)getpid());
 	char *argv[] = { (char *)"jostle", (char *)STACK_HELPER_ARG, target, parent, NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	/* Hold no other descriptor: a run's output pipe held by the helper
-	 * would delay that run's end of file. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	posix_spawnattr_init(&at);
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	pid_t h;
-	int e = posix_spawn(&h, "/proc/self/exe", &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	int e = spawn_self(argv, fds[1], &h, pidfd);
 	close(fds[1]);
-	if (e) {
+	if (e < 0) {
 		close(fds[0]);
 		return -1;
 	}
@@ -381,11 +364,10 @@ static pid_t spawn_helper(pid_t pid, int *fd)
 
 static int libdw_capture(pid_t pid, struct stack_set *out, char *err, size_t errlen)
 {
-	int fd;
-	pid_t h = spawn_helper(pid, &fd);
+	int fd, pidfd;
+	pid_t h = spawn_helper(pid, &fd, &pidfd);
 	if (h < 0)
 		return capture_here(pid, out, err, errlen);
-	int pidfd = pidfd_open(h, 0);
 	struct dbuf b;
 	dbuf_init(&b, HELPER_MAX_BYTES);
 	read_answer(fd, pidfd, &b);

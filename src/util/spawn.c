@@ -4,7 +4,9 @@
  * Why clone and not fork: jostle may start tens of thousands of runs a
  * minute, and a vfork-style start costs the same whatever jostle's memory
  * size. Why not posix_spawn: we need CPU affinity, the parent-death signal
- * and a before-exec hook, which posix_spawn cannot express.
+ * and a before-exec hook, which posix_spawn cannot express. spawn_self()
+ * does use it: a helper needs none of these, and is started from worker
+ * threads, which the single child stack below does not allow.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +14,10 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -263,4 +267,31 @@ int spawn_capture(char *const *argv, struct dbuf *out, int timeout_ms, int *stat
 	while (waitpid(child, status, 0) < 0 && errno == EINTR)
 		;
 	return rc;
+}
+
+int spawn_self(char *const *argv, int out_fd, pid_t *pid, int *pidfd)
+{
+	extern char **environ;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	/* Hold no other descriptor: a run's output pipe held by the helper
+	 * would delay that run's end of file. */
+	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+	posix_spawnattr_init(&at);
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	int e = posix_spawn(pid, "/proc/self/exe", &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (e)
+		return -e;
+	*pidfd = pidfd_open(*pid, 0);
+	return 0;
 }

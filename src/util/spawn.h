@@ -47,6 +47,17 @@ int spawn_start(const struct spawn_req *req, pid_t *pid);
  */
 char *spawn_resolve(const char *name);
 
+/*
+ * Start this program again (/proc/self/exe) with argv: stdin /dev/null,
+ * stdout on out_fd (borrowed), stderr ours, no other descriptor, every
+ * signal default and unmasked. For a helper jostle runs beside a run from
+ * a worker thread (stack_libdw.c's unwinder): posix_spawn, because
+ * spawn_start's child stack is a single static buffer. Returns 0 with
+ * *pid and *pidfd (a pidfd for waiting on it by identity, or -1 where the
+ * kernel has none), or -errno.
+ */
+int spawn_self(char *const *argv, int out_fd, pid_t *pid, int *pidfd);
+
 struct dbuf;
 
 /*
