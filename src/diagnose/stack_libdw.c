@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libelf.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@
 #include "diagnose/stack.h"
 #include "util/dbuf.h"
 #include "util/fileio.h"
+#include "util/parse.h"
 #include "util/spawn.h"
 #include "util/banned.h"
 
@@ -198,18 +200,22 @@ static void encode(struct dbuf *b, int rc, const char *err, const struct stack_s
 
 int stack_helper_main(int argc, char **argv)
 {
-	if (argc != 4)
+	uint64_t pid, parent;
+	if (argc != 4 || parse_u64(argv[2], 1, INT_MAX, &pid) < 0 ||
+	    parse_u64(argv[3], 1, INT_MAX, &parent) < 0) {
+		fprintf(stderr, "jostle: %s is jostle's own unwinder, started by a diagnosis "
+			"with PID PARENT; to see a process's stacks, use 'jostle stacks PID'\n",
+			STACK_HELPER_ARG);
 		return 2;
-	pid_t pid = (pid_t)strtol(argv[2], NULL, 10);
-	pid_t parent = (pid_t)strtol(argv[3], NULL, 10);
+	}
 	/* Die with the thread that waits for us; the limit ends us too. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent || pid <= 0)
-		return 2;
+	if (getppid() != (pid_t)parent)
+		return 2;   /* that thread is gone already: nobody to answer */
 	alarm(HELPER_LIMIT_S);
 	struct stack_set set = STACK_SET_INIT;
 	char err[256] = "";
-	int rc = capture_here(pid, &set, err, sizeof(err));
+	int rc = capture_here((pid_t)pid, &set, err, sizeof(err));
 	struct dbuf b;
 	dbuf_init(&b, HELPER_MAX_BYTES);
 	encode(&b, rc, err, &set);

@@ -112,11 +112,23 @@ static void test_kill_during_capture(void)
 	CHECK(waitpid(-1, NULL, WNOHANG | __WALL) < 0 && errno == ECHILD);
 }
 
+/* Called by hand with wrong arguments, the helper says what it is: exit 2. */
+static void test_helper_bad_args(void)
+{
+	char *none[] = { (char *)"jostle", (char *)STACK_HELPER_ARG, NULL };
+	char *word[] = { (char *)"jostle", (char *)STACK_HELPER_ARG, (char *)"abc", (char *)"1", NULL };
+	char *zero[] = { (char *)"jostle", (char *)STACK_HELPER_ARG, (char *)"0", (char *)"1", NULL };
+	CHECK(stack_helper_main(2, none) == 2);
+	CHECK(stack_helper_main(4, word) == 2);
+	CHECK(stack_helper_main(4, zero) == 2);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], STACK_HELPER_ARG))
 		return stack_helper_main(argc, argv);
 	test_answer();
 	test_kill_during_capture();
+	test_helper_bad_args();
 	return tap_done();
 }
