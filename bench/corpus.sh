@@ -2,11 +2,14 @@
 # bench/corpus.sh: does `jostle run --chaos auto` find real bugs it was not
 # tuned on, faster than the tools people use instead?
 #
-# The corpus: the 35 buggy programs of the SCTBench subset in
-# ../shared/corpora/sctbench (MIT; see its README), built OUT OF TREE into
-# $CORPUS_BUILD (default build/corpus/, ignored by git), plus the zoo (every
-# build/zoo program and the ASan build of drain_uaf). For each program, side
-# by side in this one script run, each tool gets BUDGET seconds, REPS times:
+# The corpus: the 30 programs of ../shared/corpora/bugs (written for jostle,
+# MIT; each NAME.c has one concurrency bug and takes --fixed for its
+# corrected path; its README gives each program's measured plain rate),
+# built OUT OF TREE with the corpus's own Makefile into $CORPUS_BUILD
+# (default build/corpus/, ignored by git; the sources are copied there, as
+# the corpus may be read-only), plus the zoo (every build/zoo program and the
+# ASan build of drain_uaf). For each program, side by side in this one script
+# run, each tool gets BUDGET seconds, REPS times:
 #   seq       a plain sequential shell loop
 #   stressng  the same loop with `stress-ng --cpu NCPU` in the background
 #   p2, p8    golang-stress -p 2 / -p 8
@@ -18,7 +21,7 @@
 #   old:PATH     the same with the jostle binary at PATH (several builds at once)
 # A failure is a non-zero exit, a signal or a run past RUN_TIMEOUT (a hang),
 # for every tool (jostle: outcome fail, crash or hang; not pass, ignored,
-# slow, or cut by the end of the budget).
+# skipped, slow, or cut by the end of the budget).
 #
 # What a cell measures: the tool runs for BUDGET seconds; its failures per
 # minute are the failures that ENDED within the budget. If nothing failed and
@@ -26,9 +29,10 @@
 # the remaining CAP - BUDGET seconds (jostle with --until first-failure: it
 # starts its learning again, which is not in its favour); the time to first
 # failure is then BUDGET + that time. "Found within CAP s" = a failure within
-# CAP seconds in the median repetition. Correct programs (the corpus's
-# `_ok`/`_unsat` twins and its other correct programs, the zoo's --fixed
-# variants) run under auto for BUDGET seconds each: there must be 0 failures.
+# CAP seconds in the median repetition. The correct programs (every corpus
+# program's and zoo program's --fixed mode) run under auto for BUDGET seconds
+# each: there must be 0 failures; the table's "--fixed" column shows them
+# next to their buggy mode.
 #
 # The ratio auto / best peer per program compares median failures per minute;
 # a 0 (of auto or of a peer) counts as ONE failure in the budget (the
@@ -36,14 +40,16 @@
 #
 # Environment (all optional; every loop is bounded in time):
 #   BUDGET=60 CAP=60 REPS=3 RUN_TIMEOUT=10 TOOLS="seq stressng p2 p8 auto"
-#   PROGRAMS="account_bad ... zoo:registry_aba asan:drain_uaf"  (default: all)
-#   CORRECT=1 (0: skip the correct programs)  NUMTHREADS=2 ({NUMTHREADS} in args)
-#   CORPUS=../shared/corpora/sctbench  CORPUS_BUILD=build/corpus  BUILD=build
+#   PROGRAMS="bank_transfer ... zoo:registry_aba asan:drain_uaf"  (default: all;
+#     a name selects its --fixed mode too)
+#   CORRECT=1 (0: skip the --fixed modes)
+#   CORPUS=../shared/corpora/bugs  CORPUS_BUILD=build/corpus  BUILD=build
+#   ASAN_BUILD=build-asan (its zoo/drain_uaf is asan:drain_uaf, when built)
 #   BUILD_ONLY=1: build the corpus, print the program list, stop
 #   RAW=FILE: also keep every cell's raw line there
 #   SCRATCH=DIR: where the tools' files go (default /dev/shm if tmpfs, else TMPDIR)
-# Prints Markdown tables on stdout (with date, machine, load and the
-# command), progress on stderr.
+# Prints Markdown tables on stdout (with date, machine, load, the commit and
+# the command), progress on stderr.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -53,56 +59,34 @@ CAP=${CAP:-$BUDGET}
 REPS=${REPS:-3}
 RT=${RUN_TIMEOUT:-10}
 TOOLS=${TOOLS:-seq stressng p2 p8 auto}
-NT=${NUMTHREADS:-2}
 NCPU=$(nproc)
 CORRECT=${CORRECT:-1}
 JOSTLE=$ROOT/$B/jostle
-CORPUS=${CORPUS:-}
-if [ -z "$CORPUS" ]; then
-	for c in "$ROOT/../shared/corpora/sctbench" "$(git rev-parse --path-format=absolute --git-common-dir 2>/dev/null)/../../shared/corpora/sctbench" /work/shared/corpora/sctbench; do
-		[ -d "$c/csb" ] && { CORPUS=$(cd "$c" && pwd); break; }
-	done
-fi
+AB=${ASAN_BUILD:-build-asan}
+case $AB in /*) ;; *) AB=$ROOT/$AB ;; esac
 CB=${CORPUS_BUILD:-$ROOT/build/corpus}
 case $CB in /*) ;; *) CB=$ROOT/$CB ;; esac
 
 die() { echo "corpus: $*" >&2; exit 2; }
-[ -n "$CORPUS" ] && [ -d "$CORPUS/csb" ] || die "no SCTBench corpus found; set CORPUS=DIR (the folder with csb/, chess/, inspect/)"
-case $CB in "$CORPUS"*) die "CORPUS_BUILD must be outside the corpus (build out of tree)" ;; esac
+# shellcheck source=bench/corpuslib.sh
+. bench/corpuslib.sh
+corpus_find || die "no bugs corpus found; set CORPUS=DIR (the folder with the NAME.c programs and their Makefile)"
+case $CB/ in "$CORPUS"/*) die "CORPUS_BUILD must be outside the corpus (build out of tree)" ;; esac
 for v in BUDGET CAP REPS RT; do
 	case ${!v} in '' | *[!0-9]*) die "$v='${!v}' is not a whole number of seconds" ;; esac
 done
 [ "$BUDGET" -gt 0 ] && [ "$REPS" -gt 0 ] && [ "$RT" -gt 0 ] || die "BUDGET, REPS and RUN_TIMEOUT must be positive"
 
 # ---- build, out of tree ------------------------------------------------
-# list line: NAME KIND BINARY ARGS...  (KIND: bug, twin, correct, zoo, zoo-fixed)
+# list line: NAME KIND BINARY ARGS...  (KIND: bug, fixed, zoo, zoo-fixed)
 build_corpus() {
-	local f n out args line kind cc
-	mkdir -p "$CB" || die "cannot create '$CB'"
+	local f n
+	corpus_build "$CB" || die "the corpus does not build in '$CB' (see $CB/build.log)"
 	: > "$CB/list.new"
-	for f in "$CORPUS"/csb/*.c "$CORPUS"/inspect/*.c "$CORPUS"/chess/*.cpp; do
-		[ -f "$f" ] || continue
-		n=$(basename "$f"); n=${n%.*}
-		out=$CB/$n
-		case $f in
-		*.cpp) cc=(g++ -std=c++0x -O0 -g -pthread -w) ;;
-		*) cc=(gcc -O0 -g -pthread -w) ;;
-		esac
-		if [ ! -x "$out" ] || [ "$f" -nt "$out" ]; then
-			"${cc[@]}" -I"$(dirname "$f")" "$f" -o "$out" 2> "$out.log" || { echo "corpus: $n does not build (see $out.log)" >&2; continue; }
-		fi
-		# arguments: a first line "//args:..." or "// args: ..."
-		line=$(head -1 "$f")
-		args=
-		case $line in //*args:*) args=${line#*args:} ;; esac
-		args=${args//\{NUMTHREADS\}/$NT}
-		case $n in
-		*_bad | *_sat | qsort_mt | ctrace-test | *WorkStealQueue*) kind=bug ;;
-		*_ok) [ -f "$CORPUS/csb/${n%_ok}_bad.c" ] && kind=twin || kind=correct ;;
-		*_unsat) [ -f "$CORPUS/csb/${n%_unsat}_sat.c" ] && kind=twin || kind=correct ;;
-		*) kind=correct ;;
-		esac
-		echo "$n $kind $out $args" >> "$CB/list.new"
+	for n in $(corpus_names); do
+		[ -x "$CB/src/build/$n" ] || { echo "corpus: $n was not built (see $CB/build.log)" >&2; continue; }
+		echo "$n bug $CB/src/build/$n" >> "$CB/list.new"
+		echo "$n-fixed fixed $CB/src/build/$n --fixed" >> "$CB/list.new"
 	done
 	for f in "$ROOT/$B"/zoo/*; do
 		[ -x "$f" ] && [ -f "$f" ] || continue
@@ -115,9 +99,9 @@ build_corpus() {
 		echo "zoo:$n zoo $f" >> "$CB/list.new"
 		echo "zoo:$n-fixed zoo-fixed $f --fixed" >> "$CB/list.new"
 	done
-	if [ -x "$ROOT/build-asan/zoo/drain_uaf" ]; then
-		echo "asan:drain_uaf zoo $ROOT/build-asan/zoo/drain_uaf" >> "$CB/list.new"
-		echo "asan:drain_uaf-fixed zoo-fixed $ROOT/build-asan/zoo/drain_uaf --fixed" >> "$CB/list.new"
+	if [ -x "$AB/zoo/drain_uaf" ]; then
+		echo "asan:drain_uaf zoo $AB/zoo/drain_uaf" >> "$CB/list.new"
+		echo "asan:drain_uaf-fixed zoo-fixed $AB/zoo/drain_uaf --fixed" >> "$CB/list.new"
 	fi
 	mv "$CB/list.new" "$CB/list"
 }
@@ -310,7 +294,7 @@ if [ -n "${PROGRAMS:-}" ]; then
 	for s in bugs correct; do
 		: > "$tmp/$s.sel"
 		for p in $PROGRAMS; do
-			awk -v p="$p" '$1 == p || $1 == p "-fixed" || (p ~ /_bad$/ && $1 == substr(p, 1, length(p) - 4) "_ok") || (p ~ /_sat$/ && $1 == substr(p, 1, length(p) - 4) "_unsat")' "$tmp/$s" >> "$tmp/$s.sel"
+			awk -v p="$p" '$1 == p || $1 == p "-fixed"' "$tmp/$s" >> "$tmp/$s.sel"
 		done
 		mv "$tmp/$s.sel" "$tmp/$s"
 	done
@@ -354,9 +338,18 @@ echo "- machine: $NCPU CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: 
 echo "- jostle: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes')"
 echo "- command: \`BUDGET=$BUDGET CAP=$CAP REPS=$REPS RUN_TIMEOUT=$RT TOOLS=\"$TOOLS\"${PROGRAMS:+ PROGRAMS=\"$PROGRAMS\"} bash bench/corpus.sh\`"
 echo
-/usr/bin/python3 - "$tmp/cells" "$BUDGET" "$CAP" "$REPS" "$TOOLS" "$nbugs" <<'PY'
-import math, sys
+/usr/bin/python3 - "$tmp/cells" "$BUDGET" "$CAP" "$REPS" "$TOOLS" "$nbugs" "$CORPUS/README.md" <<'PY'
+import math, re, sys
 path, budget, cap, reps, tools, nbugs = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5].split(), int(sys.argv[6])
+# the corpus README's measured plain rate per program ("| name | class | signal | n/runs ... | 10.0% | ...")
+readme = {}
+try:
+    for line in open(sys.argv[7]):
+        c = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(c) >= 5 and re.fullmatch(r"[0-9.]+%", c[4]):
+            readme[c[0]] = c[4]
+except OSError:
+    pass
 cells = {}
 loads = {}
 kinds = {}
@@ -400,8 +393,15 @@ print("Cells: failures per minute over the %g s budget (median of %d), and in br
 print("auto / best peer: median failures per minute, where a 0 (auto's or a peer's) counts as one failure in"
       " the %g s budget (%.1f/min)." % (budget, floor))
 print()
-print("| program | load | " + " | ".join(tools) + " | best peer | auto / best peer |")
-print("| --- | ---: | " + " | ".join("---:" for _ in tools) + " | --- | ---: |")
+def fixed(n):
+    rs = cells.get((n + "-fixed", "auto"), [])
+    return (sum(r[1] for r in rs), sum(r[0] for r in rs)) if rs else None
+
+print("README: the plain rate the corpus README measured (its own loop, 200 runs or fewer). --fixed: the"
+      " program's --fixed mode under auto for %g s, failures / runs (must be 0)." % budget)
+print()
+print("| program | README | load | " + " | ".join(tools) + " | best peer | auto / best peer | --fixed |")
+print("| --- | ---: | ---: | " + " | ".join("---:" for _ in tools) + " | --- | ---: | ---: |")
 ratios = {"bug": [], "zoo": []}
 below = []
 found = {t: {"bug": 0, "zoo": 0} for t in tools}
@@ -428,7 +428,9 @@ for n in bugs:
         ratio = "%.2f" % r
         if r < 0.8 and bs["fails"] >= 10:
             below.append("%s (%.2fx of %s, which found %g)" % (n, r, best, bs["fails"]))
-    print("| %s | %s | %s | %s | %s |" % (n, loads[n], " | ".join(row), best or "-", ratio))
+    fx = fixed(n)
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (n, readme.get(n, "-"), loads[n], " | ".join(row), best or "-", ratio,
+                                               "%d / %d" % fx if fx else "-"))
 print()
 gm = lambda v: math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
 nb = sum(1 for n in bugs if kinds[n] == "bug")
@@ -450,6 +452,14 @@ if any(kinds[n] == "bug" and summary(n, "auto") for n in bugs):
     anyp = [n for n in missed if any((summary(n, t) or {}).get("found") for t in peers)]
     if anyp:
         print("- of those, found by a peer: %s" % ", ".join(anyp))
+correct = [n for n in order if kinds[n] not in ("bug", "zoo")]
+if correct:
+    tr = sum(r[0] for n in correct for r in cells.get((n, "auto"), []))
+    tf = sum(r[1] for n in correct for r in cells.get((n, "auto"), []))
+    bad = ["%s (%d of %d)" % (n, fixed(n[:-6])[0], fixed(n[:-6])[1]) for n in correct
+           if n.endswith("-fixed") and fixed(n[:-6]) and fixed(n[:-6])[0]]
+    print("- --fixed modes under auto, %g s each: %d failures in %d runs of %d programs%s" % (
+        budget, tf, tr, len(correct), (": " + "; ".join(bad)) if bad else ""))
 print()
 print("Which arms of auto failed (first repetition, arm:failures/runs, most failures first):")
 print()
@@ -459,18 +469,4 @@ for n in bugs:
     s = summary(n, "auto")
     if s:
         print("| %s | %s |" % (n, s["extra"].replace(",", ", ")[:300]))
-correct = [n for n in order if kinds[n] not in ("bug", "zoo")]
-if correct:
-    print()
-    print("Correct programs under auto, %g s each (twin: the corrected version of a corpus bug):" % budget)
-    print()
-    print("| program | kind | runs | failures |")
-    print("| --- | --- | ---: | ---: |")
-    tr = tf = 0
-    for n in correct:
-        for r in cells.get((n, "auto"), []):
-            tr += r[0]
-            tf += r[1]
-            print("| %s | %s | %d | %d |" % (n, kinds[n], r[0], r[1]))
-    print("| **all** | | %d | %d |" % (tr, tf))
 PY
