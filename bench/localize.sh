@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # bench/localize.sh: does `jostle localize` point at the code that races?
 #
-# For every program of the zoo and of the SCTBench subset: one `jostle
+# For every program of the zoo and of the bugs corpus (../shared/corpora/bugs,
+# 30 programs written for jostle, MIT; see bench/corpuslib.sh): one `jostle
 # localize` (its whole budget, its own stopping rule), then: did the program
 # fail under sync chaos (any failed run in the localization: every run of it
 # goes through the sync chaos library), and is a function of the racing pair
 # among the top 3 sites? The racing pair's functions come from the program's
-# own comments (the /* BAD */ marks of SCTBench, the zoo's README
-# "Mechanism") and are listed in the table below, one line per program,
+# own comments (the header comment of each corpus program, which names the
+# functions of its bug; the zoo's README "Mechanism") and are listed in the
+# table below, one line per program,
 # before anything runs. A site's function is the function that makes the
 # call, or for a thread creation the new thread's start routine (its delay
 # holds up that thread before it runs); a C++ method matches by its last
@@ -15,7 +17,7 @@
 #
 # Also printed per program: "chance", the probability that 3 sites drawn at
 # random from the sites localize tested include one of the racing
-# functions: most SCTBench programs are two or three thread functions and a
+# functions: most corpus programs are two or three thread functions and a
 # main, so the top-3 check alone says little there; and the programs that
 # failed in every run (with and without delays: no timing to localize) are
 # counted apart.
@@ -31,14 +33,16 @@
 #             "2/3": a racing function in the top 3 with two seeds of three);
 #             one that never failed or always failed, once
 #   ONLY      programs to run (names from the table; default all)
-#   SCTBENCH  the corpus (default ../shared/corpora/sctbench from the repo)
-#   SCT_BUILD where to build it, out of tree (default /tmp/jostle-sctbench)
+#   CORPUS    the bugs corpus (default ../shared/corpora/bugs from the repo)
+#   CORPUS_BUILD  where to build it, out of tree with its own Makefile
+#             (default build/corpus, as bench/corpus.sh)
 #   OUT       results folder (default /tmp/jostle-localize-bench)
 #   JOSTLE    the binary (default build/jostle; the chaos library next to it)
 #   ZOO, ASAN_ZOO  the zoo builds (default build/zoo, build-asan/zoo)
 #
-# Prints a Markdown table and the summary lines; paste them into
-# bench/RESULTS.md with the date, the machine and its load.
+# Prints the date, machine, load, commit and command, a Markdown table and
+# the summary lines: the current table goes in bench/RESULTS.md (the one it
+# replaces to bench/history/).
 set -u
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -48,71 +52,64 @@ budget=()
 jobs=${JOBS:-2}
 timeout=${TIMEOUT:-3s}
 seeds=${SEEDS:-1 2 3}
-sct=${SCTBENCH:-$root/../shared/corpora/sctbench}
-sctb=${SCT_BUILD:-/tmp/jostle-sctbench}
+cb=${CORPUS_BUILD:-$root/build/corpus}
+case $cb in /*) ;; *) cb=$root/$cb ;; esac
 out=${OUT:-/tmp/jostle-localize-bench}
 jostle=${JOSTLE:-$root/build/jostle}
 zoo=${ZOO:-$root/build/zoo}
 asan_zoo=${ASAN_ZOO:-$root/build-asan/zoo}
 
-# name | command (relative: zoo/ and build-asan/zoo from the repo, sct/ from SCT_BUILD) | racing functions
+# name | command (zoo/: ZOO, asan/: ASAN_ZOO, bugs/: the corpus build) | racing functions
 table='registry_aba|zoo/registry_aba|graph_node_destroy cuGraphDestroyNode invalidate_child_graph_state retire_box cuGraphCreate registry_lookup create_child_graph_handle
 deferred_cleanup|zoo/deferred_cleanup|pending_drainer pq_run payload_release wait_until_released
 spin_handshake|zoo/spin_handshake|handshake_all_cores aicore_execute spin_wait deinit_all_cores
 drain_uaf|zoo/drain_uaf|on_task_complete drain ring_reset_to_empty
 asan:drain_uaf|asan/drain_uaf|on_task_complete drain ring_reset_to_empty
 drain_election|zoo/drain_election|handle_drain_mode quiesce_cores
-InterlockedWorkStealQueue|sct/InterlockedWorkStealQueue|Stealer Steal Pop
-InterlockedWorkStealQueueWithState|sct/InterlockedWorkStealQueueWithState|Stealer Steal Pop
-StateWorkStealQueue|sct/StateWorkStealQueue|Stealer Steal Pop
-WorkStealQueue|sct/WorkStealQueue|Stealer Steal Pop
-account_bad|sct/account_bad|check_result deposit withdraw
-arithmetic_prog_bad|sct/arithmetic_prog_bad|main thread1 thread2
-bluetooth_driver_bad|sct/bluetooth_driver_bad|BCSP_PnpStop BCSP_PnpAdd BCSP_IoIncrement BCSP_IoDecrement
-carter01_bad|sct/carter01_bad|t1 t2
-circular_buffer_bad|sct/circular_buffer_bad|t1 t2
-deadlock01_bad|sct/deadlock01_bad|thread1 thread2
-din_phil2_sat|sct/din_phil2_sat|thread1
-din_phil3_sat|sct/din_phil3_sat|thread1
-din_phil4_sat|sct/din_phil4_sat|thread1
-din_phil5_sat|sct/din_phil5_sat|thread1
-din_phil6_sat|sct/din_phil6_sat|thread1
-din_phil7_sat|sct/din_phil7_sat|thread1
-fsbench_bad|sct/fsbench_bad|thread_routine
-lazy01_bad|sct/lazy01_bad|thread1 thread2 thread3
-phase01_bad|sct/phase01_bad|thread1
-queue_bad|sct/queue_bad|t1 t2
-reorder_3_bad|sct/reorder_3_bad|setThread checkThread
-reorder_4_bad|sct/reorder_4_bad|setThread checkThread
-reorder_5_bad|sct/reorder_5_bad|setThread checkThread
-reorder_10_bad|sct/reorder_10_bad|setThread checkThread
-reorder_20_bad|sct/reorder_20_bad|setThread checkThread
-stack_bad|sct/stack_bad|t1 t2
-sync01_bad|sct/sync01_bad|thread1 thread2
-sync02_bad|sct/sync02_bad|producer consumer
-token_ring_bad|sct/token_ring_bad|t1 t2 t3 t4
-twostage_bad|sct/twostage_bad|funcA funcB
-twostage_100_bad|sct/twostage_100_bad|funcA funcB
-wronglock_bad|sct/wronglock_bad|funcA funcB
-wronglock_3_bad|sct/wronglock_3_bad|funcA funcB
-ctrace-test|sct/ctrace-test 2|thread1 trc_end main trc_remove_thread
-qsort_mt|sct/qsort_mt -n 32 -f 4 -h 2 -v|qsort_thread qsort_launch allocate_thread'
+bank_transfer|bugs/bank_transfer|transfer account_balance account_adjust teller_main
+bounded_buffer_signal|bugs/bounded_buffer_signal|collector_main uploader_main
+bufref_race|bugs/bufref_race|snapshot_acquire snapshot_publish snapshot_release reader_main
+cache_fill_twice|bugs/cache_fill_twice|resolve upstream_query resolver_main
+conn_pool_checkout|bugs/conn_pool_checkout|pool_checkout serve_request handler_main
+conn_release_double_close|bugs/conn_release_double_close|conn_put conn_close half_main
+event_bus_reentry|bugs/event_bus_reentry|bus_publish metrics_cb bus_unsubscribe admin_main
+freelist_aba|bugs/freelist_aba|freelist_pop freelist_push net_thread
+handoff_dekker|bugs/handoff_dekker|params_try_enter side_main
+index_lock_inversion|bugs/index_lock_inversion|index_add index_compact indexer_main compactor_main
+jacobi_barrier_reuse|bugs/jacobi_barrier_reuse|sweep_barrier_wait strip_main
+job_queue_if_wait|bugs/job_queue_if_wait|job_queue_pop job_queue_push worker_main
+lease_spin_livelock|bugs/lease_spin_livelock|acquire_leases claim unclaim agent_main
+logger_start|bugs/logger_start|logger_open flusher_main
+metrics_registry_once|bugs/metrics_registry_once|registry_get registry_build request_thread
+phase_spin_stall|bugs/phase_spin_stall|wait_until announce helper_main main
+pool_shutdown_task_uaf|bugs/pool_shutdown_task_uaf|pool_destroy pool_free_registered worker_main default_on_done
+ready_latch|bugs/ready_latch|service_wait_ready listener_main
+reload_sighup_pause|bugs/reload_sighup_pause|main control_main housekeeping
+report_join_missing|bugs/report_join_missing|main scan_shard
+rwcache_upgrade|bugs/rwcache_upgrade|route_lookup refresher_main request_main
+session_shutdown_uaf|bugs/session_shutdown_uaf|main janitor_main
+shutdown_flag_spin|bugs/shutdown_flag_spin|wait_for_config server_main load_config main
+solver_barrier_miscount|bugs/solver_barrier_miscount|init_phase_barrier worker_main
+spsc_ring_publish|bugs/spsc_ring_publish|sampler_main encoder_main
+stats_counter|bugs/stats_counter|stat_bump worker_main
+timer_wheel_cancel|bugs/timer_wheel_cancel|timer_cancel ticker_main request_timed_out
+tmpclean_deadline|bugs/tmpclean_deadline|cleaner_main main
+worker_cancel_lock|bugs/worker_cancel_lock|indexer_main main
+wsdeque_take_steal|bugs/wsdeque_take_steal|dq_take dq_steal thief_main'
 
 [ -x "$jostle" ] || { echo "bench/localize.sh: build jostle first (make)" >&2; exit 2; }
-[ -d "$sct/csb" ] || { echo "bench/localize.sh: no SCTBench corpus at '$sct' (set SCTBENCH)" >&2; exit 2; }
-
-# SCTBench, built out of tree with the suite's own flags (its README)
-mkdir -p "$sctb"
-for f in "$sct"/csb/*_bad.c "$sct"/csb/*_sat.c "$sct"/inspect/*.c; do
-	n=$(basename "$f" .c)
-	[ "$sctb/$n" -nt "$f" ] || gcc -O0 -g -w -pthread "$f" -o "$sctb/$n" || exit 2
-done
-for f in "$sct"/chess/*.cpp; do
-	n=$(basename "$f" .cpp)
-	[ "$sctb/$n" -nt "$f" ] || g++ -std=c++0x -O0 -g -w -pthread "$f" -o "$sctb/$n" || exit 2
-done
+# shellcheck source=bench/corpuslib.sh
+. bench/corpuslib.sh
+corpus_find || { echo "bench/localize.sh: no bugs corpus found (set CORPUS=DIR)" >&2; exit 2; }
+corpus_build "$cb" || { echo "bench/localize.sh: the corpus does not build in '$cb' (see $cb/build.log)" >&2; exit 2; }
 
 rm -rf "$out" && mkdir -p "$out"
+echo "### localize.sh: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+echo "- machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), Linux $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+echo "- jostle: $(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet 2>/dev/null || echo '+changes')"
+echo "- command: \`RUNS=$runs${TIME:+ TIME=$TIME} JOBS=$jobs TIMEOUT=$timeout SEEDS=\"$seeds\"${ONLY:+ ONLY=\"$ONLY\"} bash bench/localize.sh\`"
+echo
 echo "| program | failed / runs (first seed) | runs per localization | rounds | stopped (first seed) | top 3 sites, first seed (function: call effect) | racing functions | in top 3 (seeds) | chance |"
 echo "| --- | ---: | ---: | ---: | --- | --- | --- | :---: | ---: |"
 echo "$table" | while IFS='|' read -r name cmd truth; do
@@ -125,7 +122,7 @@ echo "$table" | while IFS='|' read -r name cmd truth; do
 	case $bin in
 	zoo/*) bin=$zoo/${bin#zoo/} ;;
 	asan/*) bin=$asan_zoo/${bin#asan/} ;;
-	sct/*) bin=$sctb/${bin#sct/} ;;
+	bugs/*) bin=$cb/src/build/${bin#bugs/} ;;
 	esac
 	[ -x "$bin" ] || { echo "| $name | (not built: $bin) ||||||||"; continue; }
 	dirs=
