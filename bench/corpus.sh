@@ -20,8 +20,8 @@
 #   old          --chaos auto of another build, OLD_JOSTLE=PATH (its jostle binary)
 #   old:PATH     the same with the jostle binary at PATH (several builds at once)
 # A failure is a non-zero exit, a signal or a run past RUN_TIMEOUT (a hang),
-# for every tool (jostle: outcome fail, crash or hang; not pass, ignored,
-# skipped, slow, or cut by the end of the budget).
+# for every tool (jostle: any outcome but pass, ignored, skipped, slow, or
+# cut by the end of the budget).
 #
 # What a cell measures: the tool runs for BUDGET seconds; its failures per
 # minute are the failures that ENDED within the budget. If nothing failed and
@@ -256,7 +256,8 @@ for line in lines:
     end = o.get("t", 0) + o.get("wall_s", 0)
     if end > lim + 0.5:
         continue
-    failed = o.get("outcome") in ("fail", "crash", "hang")
+    # every outcome but a pass and the four that are no verdict on the program
+    failed = o.get("outcome") not in ("pass", "ignored", "cut", "slow", "skipped")
     n += 1
     arm = (o.get("config") or {}).get("arm", "-")
     a = arms.setdefault(arm, [0, 0])

@@ -1,57 +1,60 @@
 #!/usr/bin/env bash
 # bench/zoo_grouping.sh: signature grouping quality on the zoo and on the
-# SCTBench corpus (../shared/corpora/sctbench, built out of tree here). For
-# each buggy program, collect up to N failing runs (jostle run --chaos auto,
-# bounded by BUDGET seconds per program) and count distinct signatures among
-# them (target 1; at most 2 where the program prints two different
-# messages); then list every signature shared by two programs. Prints a
-# Markdown table; programs with fewer than MIN failures are listed but not
-# judged.
+# bugs corpus (../shared/corpora/bugs, built out of tree by bench/corpuslib.sh
+# into CORPUS_BUILD, default build/corpus). For each buggy program, collect
+# up to N failing runs (jostle run --chaos auto, bounded by BUDGET seconds per
+# program) and count distinct signatures among them (target 1; at most 2
+# where the program has two symptoms: conn_release_double_close "closed
+# twice" or "leaked", solver_barrier_miscount a hang or "inconsistent",
+# pool_shutdown_task_uaf a SIGSEGV or a glibc abort); then list every
+# signature shared by two programs. Prints the date, machine, commit and
+# command, then a Markdown table; programs with fewer than MIN failures are
+# listed but not judged.
 #   BUDGET=60 N=50 bash bench/zoo_grouping.sh
-#   SET=sctbench BUDGET=20 N=30 bash bench/zoo_grouping.sh
-#   PROGS="drain_uaf drain_election" SET=zoo ASAN=0 bash bench/zoo_grouping.sh   (a subset)
+#   SET=bugs BUDGET=20 N=30 bash bench/zoo_grouping.sh
+#   PROGS="drain_uaf drain_election" SET=zoo ASAN=0 bash bench/zoo_grouping.sh   (a subset of the zoo)
+#   BUGS="stats_counter logger_start" SET=bugs bash bench/zoo_grouping.sh        (a subset of the corpus)
+# Also: BUILD=build (jostle and its zoo), ASAN_BUILD=build-asan, CORPUS=DIR.
 set -u
 cd "$(dirname "$0")/.."
-BUDGET=${BUDGET:-60} N=${N:-50} MIN=${MIN:-10} SET=${SET:-zoo,sctbench}
-CORPUS=${CORPUS:-../shared/corpora/sctbench}
+BUDGET=${BUDGET:-60} N=${N:-50} MIN=${MIN:-10} SET=${SET:-zoo,bugs}
+B=${BUILD:-build} AB=${ASAN_BUILD:-build-asan}
+CB=${CORPUS_BUILD:-build/corpus}
 OUT=$(mktemp -d /tmp/jostle-grouping.XXXXXX)
 names=() cmds=()
 add() { names+=("$1"); shift; cmds+=("$*"); }
 
 if [[ ,$SET, == *,zoo,* ]]; then
 	read -r -a progs <<< "${PROGS:-spin_handshake drain_uaf drain_election registry_aba deferred_cleanup}"
-	for p in "${progs[@]}"; do add "$p" "build/zoo/$p"; done
-	[ "${ASAN:-1}" = 0 ] || add "asan:drain_uaf" "build-asan/zoo/drain_uaf"
+	for p in "${progs[@]}"; do add "$p" "$B/zoo/$p"; done
+	[ "${ASAN:-1}" = 0 ] || [ ! -x "$AB/zoo/drain_uaf" ] || add "asan:drain_uaf" "$AB/zoo/drain_uaf"
 fi
-if [[ ,$SET, == *,sctbench,* ]]; then
-	# The corpus README: each C file alone with the suite's flags, C++ with
-	# -std=c++0x, inspect/ programs with the arguments of their //args: line.
-	bin=$OUT/sctbench-bin
-	mkdir -p "$bin"
-	for f in "$CORPUS"/csb/*_bad.c "$CORPUS"/csb/*_sat.c "$CORPUS"/inspect/*.c; do
-		[ -e "$f" ] || continue
-		n=$(basename "$f" .c)
-		if gcc -O0 -g -pthread -w -I"$CORPUS/csb" "$f" -o "$bin/$n" -lm 2> "$bin/$n.err"; then
-			args=$(sed -n '1s#^//args:##p' "$f" | sed 's/{NUMTHREADS}/2/g')
-			add "$n" "$bin/$n $args"
-		else
-			echo "# $n: does not build ($(head -1 "$bin/$n.err"))" >&2
-		fi
-	done
-	for f in "$CORPUS"/chess/*.cpp; do
-		[ -e "$f" ] || continue
-		n=$(basename "$f" .cpp)
-		g++ -std=c++0x -O0 -g -pthread -w "$f" -o "$bin/$n" 2> "$bin/$n.err" && add "$n" "$bin/$n"
+if [[ ,$SET, == *,bugs,* ]]; then
+	# shellcheck source=bench/corpuslib.sh
+	. bench/corpuslib.sh
+	corpus_find || { echo "bench/zoo_grouping.sh: no bugs corpus found (set CORPUS=DIR)" >&2; exit 2; }
+	corpus_build "$CB" || { echo "bench/zoo_grouping.sh: the corpus does not build in '$CB' (see $CB/build.log)" >&2; exit 2; }
+	for n in ${BUGS:-$(corpus_names)}; do
+		[ -x "$CB/src/build/$n" ] || { echo "bench/zoo_grouping.sh: no program '$n' in $CB/src/build" >&2; exit 2; }
+		add "$n" "$CB/src/build/$n"
 	done
 fi
+[ "${#names[@]}" -gt 0 ] || { echo "bench/zoo_grouping.sh: SET='$SET' selects nothing; expected zoo, bugs or zoo,bugs" >&2; exit 2; }
+[ -x "$B/jostle" ] || { echo "bench/zoo_grouping.sh: no $B/jostle: build first (make)" >&2; exit 2; }
 
+echo "### zoo_grouping.sh: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo
+echo "- machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), Linux $(uname -r); load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+echo "- jostle: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo '+changes')"
+echo "- command: \`BUDGET=$BUDGET N=$N MIN=$MIN SET=$SET${PROGS:+ PROGS=\"$PROGS\"}${BUGS:+ BUGS=\"$BUGS\"} bash bench/zoo_grouping.sh\`"
+echo
 echo "| program | failing runs | signatures | largest group | kinds | signatures (count: kind, key, frames) |"
 echo "| --- | ---: | ---: | ---: | --- | --- |"
 for i in "${!names[@]}"; do
 	name=${names[$i]}
 	dir="$OUT/${name/:/_}"
 	read -r -a cmd <<< "${cmds[$i]}"
-	timeout $((BUDGET + 60)) build/jostle run -q --chaos auto --until "failures:$N" --time "${BUDGET}s" \
+	timeout $((BUDGET + 60)) "$B/jostle" run -q --chaos auto --until "failures:$N" --time "${BUDGET}s" \
 		--timeout 3s -o "$dir" -- "${cmd[@]}" > /dev/null 2>&1
 	/usr/bin/python3 - "$dir/runs.jsonl" "$name" "$N" "$MIN" <<'PY'
 import json, sys, collections
@@ -60,7 +63,8 @@ try:
     rows = [json.loads(l) for l in open(path) if l.strip()]
 except OSError:
     rows = []
-rows = [r for r in rows if r.get("type") == "run" and r["outcome"] not in ("pass", "ignored")][:n]
+# failures: every outcome but a pass and the four that are no verdict on the program
+rows = [r for r in rows if r.get("type") == "run" and r["outcome"] not in ("pass", "ignored", "cut", "slow", "skipped")][:n]
 c = collections.Counter(r["sig_id"] for r in rows)
 kinds = sorted({r["sig_kind"] for r in rows})
 sigs = []
