@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""gen_docs.py: the --help texts are the one source of jostle's options.
+
+Each command's `jostle CMD --help` defines its options (the lines that start
+with `-x, --opt` or `--opt`). From them this script
+
+  check JOSTLE [ROOT]    checks the guide and the man page against them and
+                         prints one TAP line per check (tests/e2e/t900-docs.sh):
+                         every option a command defines is in one of its
+                         guide pages (docs/*.md, outside the README) and in
+                         docs/jostle.1; every option in an option table of
+                         docs/*.md or in a .TP entry of the man page is one
+                         that some --help defines (no stale option); every
+                         command has a .SS section and a SYNOPSIS line.
+  table JOSTLE CMD       prints the option table of CMD as Markdown, for a
+                         guide page (hand-edit the meanings from there).
+  man JOSTLE CMD         prints the .TP entries of CMD for the man page.
+
+Why check and not generate whole pages: the pages say far more than --help
+(why, examples, limits), so the --help text is the source of the option
+list and its one-line meaning, and the pages are held to it.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# The guide pages that document a command's options. A command not listed
+# is documented in docs/CMD.md. Options of `jostle run` are spread over the
+# topic pages, and localize, bisect, slurm, k8s and reproduce take them too.
+PAGES = {
+    "run": ["run.md", "chaos.md", "auto.md", "diagnosis.md", "timeouts.md",
+            "motion.md", "reports.md", "tests.md", "clusters.md", "reproduce.md"],
+    "explain": ["diagnosis.md"],
+    "stacks": ["diagnosis.md"],
+    "report": ["reports.md"],
+    "compare": ["reports.md"],
+    "merge": ["reports.md", "clusters.md"],
+    "slurm": ["clusters.md"],
+    "k8s": ["clusters.md"],
+}
+
+DEF_RE = re.compile(r"^\s{1,8}(?:(-[A-Za-z]), )?(--[a-z][a-z0-9-]*)(.*)$")
+ARG_RE = re.compile(r"^[ =]([A-Z][A-Z0-9_|,.=:/-]*)(?=\s{2,}|$)")
+OPT_RE = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+
+
+def helptext(jostle, cmd=None):
+    argv = [jostle] + ([cmd] if cmd else []) + ["--help"]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, errors="replace")
+    return p.returncode, p.stdout
+
+
+def commands(jostle):
+    _, text = helptext(jostle)
+    cmds, on = [], False
+    for line in text.splitlines():
+        if line.startswith("commands:"):
+            on = True
+            continue
+        m = re.match(r"^  ([a-z][a-z0-9]*)\s", line)
+        if on and m:
+            cmds.append(m.group(1))
+        elif on and line and not line.startswith(" "):
+            on = False
+    return cmds
+
+
+def definitions(text):
+    """The options a --help text defines, in order: (short, long, arg, meaning).
+
+    A definition line is indented and starts with "-x, --opt" or "--opt",
+    then maybe an argument in capitals (N, DUR, NAME=V1,V2,...), then two or
+    more spaces and the meaning, which may go on in lines indented deeper."""
+    defs, cur = [], None
+    for line in text.splitlines():
+        m = DEF_RE.match(line)
+        if m:
+            short, opt, rest = m.groups()
+            am = ARG_RE.match(rest)
+            arg = am.group(1) if am else ""
+            meaning = (rest[am.end():] if am else rest).strip()
+            cur = None
+            if opt == "--help":
+                continue
+            cur = [short or "", opt, arg, meaning]
+            defs.append(cur)
+        elif cur is not None and re.match(r"^\s{10,}\S", line):
+            cur[3] = (cur[3] + " " + line.strip()).strip()
+        else:
+            cur = None
+    return [tuple(d) for d in defs]
+
+
+def pages_of(cmd):
+    return PAGES.get(cmd, [cmd + ".md"])
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def man_escape(opt):
+    return opt.replace("-", "\\-")
+
+
+def table_options(md):
+    """Options named in the first cell of a Markdown table row."""
+    found = set()
+    for line in md.splitlines():
+        m = re.match(r"^\|\s*([^|]*)\|", line)
+        if m:
+            found.update(OPT_RE.findall(m.group(1)))
+    return found
+
+
+def man_tp_options(man):
+    """Options named on the line after each .TP of the man page."""
+    found, lines = set(), man.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith(".TP"):
+            found.update(OPT_RE.findall(lines[i + 1].replace("\\-", "-")))
+    return found
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, ok, what, why=""):
+        self.n += 1
+        print("%s %d - %s" % ("ok" if ok else "not ok", self.n, what))
+        if not ok:
+            self.failed += 1
+            if why:
+                print("#   " + why)
+
+
+def check(jostle, root):
+    tap = Tap()
+    docs = os.path.join(root, "docs")
+    man = read(os.path.join(docs, "jostle.1")) or ""
+    cmds = commands(jostle)
+    tap.check(bool(cmds), "jostle --help lists commands")
+    defined = set()
+    for cmd in cmds:
+        rc, text = helptext(jostle, cmd)
+        tap.check(rc == 0, "%s --help exits 0" % cmd)
+        defs = definitions(text)
+        defined.update(d[1] for d in defs)
+        pages = [(p, read(os.path.join(docs, p))) for p in pages_of(cmd)]
+        present = [(p, t) for p, t in pages if t is not None]
+        tap.check(bool(present), "docs/ has a page for %s" % cmd,
+                  "none of docs/%s exists" % ", docs/".join(pages_of(cmd)))
+        guide = "\n".join(t for _, t in present)
+        tap.check("jostle %s" % cmd in guide, "docs/ shows 'jostle %s'" % cmd,
+                  "no 'jostle %s' in docs/%s" % (cmd, ", docs/".join(p for p, _ in present)))
+        tap.check(re.search(r"^\.SS.*\b%s\b" % re.escape(cmd), man, re.M) is not None,
+                  "man page has a section for %s" % cmd)
+        for short, opt, _, _ in defs:
+            tap.check(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), guide) is not None,
+                      "docs/ documents %s %s" % (cmd, opt),
+                      "add it to docs/%s (a table row `| `%s ...` | meaning |`)" % (pages_of(cmd)[0], opt))
+            tap.check(man_escape(opt) in man, "man page documents %s %s" % (cmd, opt),
+                      "add a .TP entry to docs/jostle.1 (scripts/gen_docs.py man JOSTLE %s prints them)" % cmd)
+    # Nothing documented that no command defines (a renamed or removed option).
+    for name in sorted(os.listdir(docs)):
+        if not name.endswith(".md"):
+            continue
+        for opt in sorted(table_options(read(os.path.join(docs, name)) or "")):
+            tap.check(opt in defined, "docs/%s: %s is an option of jostle" % (name, opt),
+                      "no command's --help defines %s" % opt)
+    for opt in sorted(man_tp_options(man)):
+        tap.check(opt in defined, "man page: %s is an option of jostle" % opt,
+                  "no command's --help defines %s" % opt)
+    syn = re.search(r"^\.SH SYNOPSIS\n(.*?)^\.SH", man, re.M | re.S)
+    syn = syn.group(1) if syn else ""
+    for cmd in cmds:
+        tap.check(re.search(r"^\.B jostle %s\b" % re.escape(cmd), syn, re.M) is not None,
+                  "man SYNOPSIS lists 'jostle %s'" % cmd)
+    return tap.failed
+
+
+def table(jostle, cmd):
+    _, text = helptext(jostle, cmd)
+    print("| option | meaning |")
+    print("| --- | --- |")
+    for short, opt, arg, meaning in definitions(text):
+        name = ("%s, %s" % (short, opt)) if short else opt
+        print("| `%s` | %s |" % ((name + (" " + arg if arg else "")).replace("|", "\\|"), meaning.replace("|", "\\|")))
+
+
+def manpage(jostle, cmd):
+    _, text = helptext(jostle, cmd)
+    for short, opt, arg, meaning in definitions(text):
+        name = ("\\fB%s\\fR, \\fB%s\\fR" % (man_escape(short), man_escape(opt))) if short else "\\fB%s\\fR" % man_escape(opt)
+        print(".TP")
+        print(name + ((" \\fI%s\\fR" % arg) if arg else ""))
+        print(meaning.replace("-", "\\-"))
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "check":
+        root = argv[3] if len(argv) > 3 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        check(argv[2], root)
+        return 0  # TAP: the failures are the "not ok" lines
+    if len(argv) == 4 and argv[1] == "table":
+        table(argv[2], argv[3])
+        return 0
+    if len(argv) == 4 and argv[1] == "man":
+        manpage(argv[2], argv[3])
+        return 0
+    sys.stderr.write("usage: gen_docs.py check JOSTLE [ROOT] | table JOSTLE CMD | man JOSTLE CMD\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
