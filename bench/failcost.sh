@@ -13,7 +13,8 @@
 #
 # Environment: PROGS="PATH[,ARG...] ..." (default: the crash fixture's failed
 #   assert, which fails every run, and the zoo's drain_election, about half;
-#   PROGS_EXTRA is appended: say /tmp/corpus/arithmetic_prog_bad) SECS=8
+#   PROGS_EXTRA is appended: say build/corpus/src/build/stats_counter, as
+#   bench/corpus.sh builds it) SECS=8
 #   ROUNDS=2 J=8 RUN_TIMEOUT=4 OLD= TOOLS="jostle old auto p8" BUILD=build
 # Prints a Markdown table on stdout (date, machine, load, command).
 set -u
