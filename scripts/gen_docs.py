@@ -15,6 +15,13 @@ with `-x, --opt` or `--opt`). From them this script
   table JOSTLE CMD       prints the option table of CMD as Markdown, for a
                          guide page (hand-edit the meanings from there).
   man JOSTLE CMD         prints the .TP entries of CMD for the man page.
+  examples JOSTLE [ROOT] [--list]
+                         finds every `jostle CMD ...` command shown in README.md
+                         and docs/*.md (code blocks and code spans) and checks,
+                         one TAP line each, that CMD is a command and that every
+                         option it gives before `--` is one CMD takes
+                         (tests/e2e/t905-docs-commands.sh); --list prints them
+                         as FILE:LINE<TAB>COMMAND instead.
 
 Why check and not generate whole pages: the pages say far more than --help
 (why, examples, limits), so the --help text is the source of the option
@@ -22,6 +29,7 @@ list and its one-line meaning, and the pages are held to it.
 """
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -187,6 +195,105 @@ def check(jostle, root):
     return tap.failed
 
 
+CMD_RE = re.compile(r"(?:^|[\s'\"(;&|])(?:\$J|(?:\S*/)?jostle)\s+([a-z][a-z0-9]*)(?=\s|$|`)(.*)$")
+STOP = {"|", "||", "&&", ";", ">", ">>", "<", "2>&1", "&"}
+
+
+def shown_commands(root):
+    """(file, line, text) of every jostle command in a code block or span."""
+    files = [os.path.join(root, "README.md")]
+    docs = os.path.join(root, "docs")
+    files += [os.path.join(docs, n) for n in sorted(os.listdir(docs)) if n.endswith(".md")]
+    found = []
+    for path in files:
+        text = read(path) or ""
+        rel = os.path.relpath(path, root)
+        lines = text.split("\n")
+        fenced, i = False, 0
+        while i < len(lines):
+            line, no = lines[i], i + 1
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+                i += 1
+                continue
+            # a shell line continued with a backslash is one command
+            while (fenced or line.startswith("    ")) and line.rstrip().endswith("\\") and i + 1 < len(lines):
+                i += 1
+                line = line.rstrip()[:-1] + " " + lines[i].strip()
+            i += 1
+            if fenced or line.startswith("    "):
+                code = re.sub(r"\s#\s.*$", "", line.strip())    # a comment
+                code = [code[2:] if code.startswith("$ ") else code]
+            else:
+                code = [c for c in re.findall(r"`([^`]+)`", line)
+                        if re.match(r"^(\$J|(\S*/)?jostle) [a-z]", c)]
+            for c in code:
+                m = CMD_RE.search(c)
+                if m:
+                    found.append((rel, no, c[m.start():].strip()))
+    return found
+
+
+def takes_run_options(text):
+    return re.search(r"(every option of|those of) 'jostle run'", text) is not None
+
+
+def option_sets(jostle):
+    cmds = commands(jostle)
+    sets = {}
+    run_defs = definitions(helptext(jostle, "run")[1])
+    for cmd in cmds:
+        text = helptext(jostle, cmd)[1]
+        defs = definitions(text) + (run_defs if takes_run_options(text) and cmd != "run" else [])
+        longs = {d[1] for d in defs} | {"--help"}
+        shorts = {d[0] for d in defs if d[0]} | {"-h"}
+        sets[cmd] = (longs, shorts)
+    return sets
+
+
+def used_options(cmdline):
+    """The options a shown command gives jostle: those before `--`."""
+    m = CMD_RE.search(cmdline)
+    sub, rest = m.group(1), m.group(2)
+    rest = re.sub(r"\s#\s.*$", "", rest)          # a trailing comment
+    try:
+        toks = shlex.split(rest, posix=True)
+    except ValueError:
+        toks = rest.split()
+    opts = []
+    for t in toks:
+        if t == "--" or t in STOP or t.startswith(">"):
+            break
+        t = t.strip("[]`")
+        if re.match(r"^--[a-z][a-z0-9-]*", t):
+            opts.append(re.match(r"^--[a-z][a-z0-9-]*", t).group(0))
+        elif re.match(r"^-[A-Za-z]$", t) or re.match(r"^-[A-Za-z][0-9]", t):
+            opts.append(t[:2])
+    return sub, opts
+
+
+def examples(jostle, root, listing=False):
+    shown = shown_commands(root)
+    if listing:
+        for rel, no, c in shown:
+            print("%s:%d\t%s" % (rel, no, c))
+        return 0
+    tap = Tap()
+    sets = option_sets(jostle)
+    tap.check(len(shown) > 0, "README.md and docs/ show jostle commands (%d)" % len(shown))
+    for rel, no, c in shown:
+        sub, opts = used_options(c)
+        where = "%s:%d" % (rel, no)
+        if sub not in sets:
+            tap.check(False, "%s: 'jostle %s' is a command" % (where, sub), c)
+            continue
+        longs, shorts = sets[sub]
+        bad = [o for o in opts if o not in (longs if o.startswith("--") else shorts)]
+        tap.check(not bad, "%s: jostle %s %s" % (where, sub, " ".join(opts) or "(no options)"),
+                  "not an option of 'jostle %s': %s; in: %s" % (sub, ", ".join(bad), c))
+    return tap.failed
+
+
 def table(jostle, cmd):
     _, text = helptext(jostle, cmd)
     print("| option | meaning |")
@@ -216,7 +323,12 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "man":
         manpage(argv[2], argv[3])
         return 0
-    sys.stderr.write("usage: gen_docs.py check JOSTLE [ROOT] | table JOSTLE CMD | man JOSTLE CMD\n")
+    if len(argv) >= 3 and argv[1] == "examples":
+        rest = [a for a in argv[3:] if a != "--list"]
+        root = rest[0] if rest else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        examples(argv[2], root, "--list" in argv[3:])
+        return 0
+    sys.stderr.write("usage: gen_docs.py check JOSTLE [ROOT] | examples JOSTLE [ROOT] [--list] | table JOSTLE CMD | man JOSTLE CMD\n")
     return 2
 
 
