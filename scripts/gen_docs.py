@@ -12,6 +12,9 @@ with `-x, --opt` or `--opt`). From them this script
                          docs/*.md or in a .TP entry of the man page is one
                          that some --help defines (no stale option); every
                          command has a .SS section and a SYNOPSIS line.
+  links [ROOT]           checks that every relative link of README.md and
+                         docs/*.md names a file that exists, and a heading of
+                         it where it has a #fragment (TAP, t900).
   table JOSTLE CMD       prints the option table of CMD as Markdown, for a
                          guide page (hand-edit the meanings from there).
   man JOSTLE CMD         prints the .TP entries of CMD for the man page.
@@ -294,6 +297,51 @@ def examples(jostle, root, listing=False):
     return tap.failed
 
 
+def slug(heading):
+    """GitHub's anchor of a Markdown heading."""
+    h = heading.strip().lower().replace("`", "")
+    h = re.sub(r"[^\w\- ]", "", h, flags=re.UNICODE)
+    return h.replace(" ", "-")
+
+
+def anchors(text):
+    found, seen, fenced = set(), {}, False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        m = re.match(r"^#{1,6}\s+(.*?)\s*#*$", line)
+        if m and not fenced:
+            a = slug(m.group(1))
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            found.add(a if n == 0 else "%s-%d" % (a, n))
+    return found
+
+
+def links(root):
+    tap = Tap()
+    files = [os.path.join(root, "README.md")]
+    docs = os.path.join(root, "docs")
+    files += [os.path.join(docs, n) for n in sorted(os.listdir(docs)) if n.endswith(".md")]
+    for path in files:
+        text = read(path) or ""
+        rel = os.path.relpath(path, root)
+        for target in sorted(set(re.findall(r"\]\(([^)\s]+)\)", text))):
+            if re.match(r"^[a-z]+:", target):
+                continue                     # http:, https:, mailto:
+            file, _, frag = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+            if not os.path.exists(dest):
+                tap.check(False, "%s: link %s" % (rel, target), "no file %s" % os.path.relpath(dest, root))
+                continue
+            if frag and dest.endswith(".md"):
+                tap.check(frag in anchors(read(dest) or ""), "%s: link %s" % (rel, target),
+                          "no heading with anchor #%s in %s" % (frag, os.path.relpath(dest, root)))
+            else:
+                tap.check(True, "%s: link %s" % (rel, target))
+    return tap.failed
+
+
 def table(jostle, cmd):
     _, text = helptext(jostle, cmd)
     print("| option | meaning |")
@@ -322,6 +370,9 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[1] == "man":
         manpage(argv[2], argv[3])
+        return 0
+    if len(argv) >= 2 and argv[1] == "links":
+        links(argv[2] if len(argv) > 2 else os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         return 0
     if len(argv) >= 3 and argv[1] == "examples":
         rest = [a for a in argv[3:] if a != "--list"]

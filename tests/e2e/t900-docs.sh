@@ -6,14 +6,21 @@
 # and the man page; no option table of docs/ or the man page names an option
 # that no --help defines; every command has a man section and a SYNOPSIS
 # line (issue 19: two ran together and report, compare, merge were missing).
-# The checks are scripts/gen_docs.py's, one TAP line each, numbered on here.
-while IFS= read -r line; do
-	case $line in
-	"ok "*) ok "${line#ok * - }" ;;
-	"not ok "*) not_ok "${line#not ok * - }" ;;
-	*) echo "$line" ;;
-	esac
-done < <(/usr/bin/python3 "$ROOT/scripts/gen_docs.py" check "$JOSTLE" "$ROOT")
+# The checks are scripts/gen_docs.py's, one TAP line each, numbered on here;
+# its links check: every relative link of README.md and docs/ names a file
+# that exists, and a heading of it where it has a #fragment.
+tap_from() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok "${line#ok * - }" ;;
+		"not ok "*) not_ok "${line#not ok * - }" ;;
+		*) echo "$line" ;;
+		esac
+	done
+}
+tap_from < <(/usr/bin/python3 "$ROOT/scripts/gen_docs.py" check "$JOSTLE" "$ROOT")
+tap_from < <(/usr/bin/python3 "$ROOT/scripts/gen_docs.py" links "$ROOT")
 
 syn=$(awk '/^\.SH SYNOPSIS/{on=1; next} /^\.SH/{on=0} on' "$ROOT/docs/jostle.1")
 check_eq "man SYNOPSIS: a line break after every command" \
