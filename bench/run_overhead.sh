@@ -10,8 +10,9 @@
 #      runs before the kill by default (5 runs hanging together)
 # Every jostle row runs the default configuration, which preloads the crash
 # handler (libjostle-crash.so) into each run; one row shows -j 1 without it.
-# Prints a Markdown table; append it to bench/RESULTS.md by hand or with
-# `bash bench/run_overhead.sh | tee -a bench/RESULTS.md`.
+# Prints a Markdown table: it replaces the run_overhead.sh section of
+# bench/RESULTS.md (with date, machine, command and commit), the section it
+# replaces moves to bench/history/DATE-run-overhead.md.
 # Env: N (default 20000), SECS (golang-stress window, default 10), BIG (100000),
 # ROUNDS (interleaved rounds, median reported; default 3).
 set -eu

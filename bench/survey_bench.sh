@@ -2,8 +2,9 @@
 # bench/survey_bench.sh [MB] [FILES]: throughput and memory of `jostle survey`
 # on a generated corpus of plain-text CI logs (default 2048 MB in 40 files),
 # plus a gzip slice. The corpus is generated under /tmp by bench/survey_gen.py
-# (deterministic) and deleted at the end. Prints a table; record results in
-# bench/RESULTS.md with the date, the machine and this command.
+# (deterministic) and deleted at the end. Prints a table; it replaces the
+# survey_bench.sh section of bench/RESULTS.md with the date, the machine,
+# this command and the commit (the old section moves to bench/history/).
 #
 # MB/s per core = bytes / (user + system CPU seconds of jostle): the scan is
 # single-threaded, so this is what one core does, independent of how loaded

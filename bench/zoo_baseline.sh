@@ -28,7 +28,9 @@
 #   ZOO_CPUS      run everything under taskset -c ZOO_CPUS (emulate a small box)
 #   ZOO_RUN_TIMEOUT  per-run timeout in seconds (default 10)
 #   ZOO_NOTE      a note for the results header (e.g. "other agents loading it")
-#   RESULTS       where to append the table (default bench/RESULTS.md; "-" = nowhere)
+#   RESULTS       where to append the table (default
+#                 bench/history/DATE-zoo_baseline.md, one file per measurement; "-" =
+#                 nowhere); the current table goes in bench/RESULTS.md by hand
 #
 # Every loop is bounded in time; the noise generator is ended by its PID.
 set -u
@@ -40,7 +42,7 @@ modes=${ZOO_MODES:-seq p2 p8 noise jostle}
 jostle=${JOSTLE:-build/jostle}
 flags=${ZOO_FLAGS:-}
 run_timeout=${ZOO_RUN_TIMEOUT:-10}
-results=${RESULTS:-bench/RESULTS.md}
+results=${RESULTS:-bench/history/$(date -u +%F)-zoo_baseline.md}
 pin=()
 [ -n "${ZOO_CPUS:-}" ] && pin=(taskset -c "$ZOO_CPUS")
 
@@ -123,6 +125,7 @@ cmd="ZOO_BUDGET=$budget${ZOO_CPUS:+ ZOO_CPUS=$ZOO_CPUS}${flags:+ ZOO_FLAGS='$fla
 	echo
 	echo "- machine: $machine"
 	[ -n "${ZOO_NOTE:-}" ] && echo "- note: $ZOO_NOTE"
+	echo "- jostle: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo '+changes') (the zoo's sources)"
 	echo "- command: \`$cmd\` (programs: $programs; $budget s per cell; per-run timeout ${run_timeout} s)"
 	echo
 	echo "| program | mode | runs | failures | rate | first failure |"

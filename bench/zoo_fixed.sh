@@ -4,7 +4,7 @@
 # golang-stress -p 8 (oversubscribed copies) with stress-ng --cpu 2 noise in
 # the background, until at least ZOO_MIN_RUNS runs completed (or the time cap
 # passed), and counts failures (any non-zero exit, signal or per-run timeout).
-# Appends a table to bench/RESULTS.md.
+# Appends a table to a dated file in bench/history/ (RESULTS below).
 #
 # Environment (all optional):
 #   ZOO_DIR       zoo build folder (default build-asan/zoo: ASan+UBSan)
@@ -13,7 +13,9 @@
 #   ZOO_MAX_TIME  cap in seconds per program (default 600)
 #   ZOO_PARALLEL  golang-stress -p (default 8)
 #   ZOO_NOTE      a note for the results header
-#   RESULTS       where to append the table (default bench/RESULTS.md; "-" = nowhere)
+#   RESULTS       where to append the table (default
+#                 bench/history/DATE-zoo_fixed.md, one file per measurement; "-" =
+#                 nowhere); the current table goes in bench/RESULTS.md by hand
 set -u
 cd "$(dirname "$0")/.."
 dir=${ZOO_DIR:-build-asan/zoo}
@@ -21,7 +23,7 @@ programs=${ZOO_PROGRAMS:-registry_aba deferred_cleanup spin_handshake drain_uaf 
 min_runs=${ZOO_MIN_RUNS:-2000}
 max_time=${ZOO_MAX_TIME:-600}
 par=${ZOO_PARALLEL:-8}
-results=${RESULTS:-bench/RESULTS.md}
+results=${RESULTS:-bench/history/$(date -u +%F)-zoo_fixed.md}
 
 command -v golang-stress >/dev/null || { echo "zoo_fixed: golang-stress is not installed" >&2; exit 2; }
 command -v stress-ng >/dev/null || { echo "zoo_fixed: stress-ng is not installed" >&2; exit 2; }
@@ -44,6 +46,7 @@ trap 'exit 130' INT TERM
 	echo
 	echo "- machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), Linux $(uname -r), load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 	[ -n "${ZOO_NOTE:-}" ] && echo "- note: $ZOO_NOTE"
+	echo "- jostle: $(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet 2>/dev/null || echo '+changes') (the zoo's sources)"
 	echo "- command: \`ZOO_DIR=$dir ZOO_MIN_RUNS=$min_runs bash bench/zoo_fixed.sh\`: golang-stress -p $par -timeout 60s on \`$dir/NAME --fixed\`, stress-ng --cpu 2 in the background"
 	echo
 	echo "| program | build | runs | failures | seconds |"
