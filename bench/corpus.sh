@@ -43,7 +43,8 @@
 #   PROGRAMS="bank_transfer ... zoo:registry_aba asan:drain_uaf"  (default: all;
 #     a name selects its --fixed mode too)
 #   CORRECT=1 (0: skip the --fixed modes)
-#   CORPUS=../shared/corpora/bugs  CORPUS_BUILD=build/corpus  BUILD=build
+#   CORPUS=../shared/corpora/bugs  CORPUS_BUILD=build/corpus  BUILD=build (jostle
+#     and its zoo; a folder of the repo or an absolute path)
 #   ASAN_BUILD=build-asan (its zoo/drain_uaf is asan:drain_uaf, when built)
 #   BUILD_ONLY=1: build the corpus, print the program list, stop
 #   RAW=FILE: also keep every cell's raw line there
@@ -61,7 +62,8 @@ RT=${RUN_TIMEOUT:-10}
 TOOLS=${TOOLS:-seq stressng p2 p8 auto}
 NCPU=$(nproc)
 CORRECT=${CORRECT:-1}
-JOSTLE=$ROOT/$B/jostle
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+JOSTLE=$B/jostle
 AB=${ASAN_BUILD:-build-asan}
 case $AB in /*) ;; *) AB=$ROOT/$AB ;; esac
 CB=${CORPUS_BUILD:-$ROOT/build/corpus}
@@ -88,7 +90,7 @@ build_corpus() {
 		echo "$n bug $CB/src/build/$n" >> "$CB/list.new"
 		echo "$n-fixed fixed $CB/src/build/$n --fixed" >> "$CB/list.new"
 	done
-	for f in "$ROOT/$B"/zoo/*; do
+	for f in "$B"/zoo/*; do
 		[ -x "$f" ] && [ -f "$f" ] || continue
 		case $f in *.so) continue ;; esac
 		# a program that needs what this machine lacks says so (77: skipped,
