@@ -14,7 +14,9 @@ with `-x, --opt` or `--opt`). From them this script
                          command has a .SS section and a SYNOPSIS line.
   links [ROOT]           checks that every relative link of README.md and
                          docs/*.md names a file that exists, and a heading of
-                         it where it has a #fragment (TAP, t900).
+                         it where it has a #fragment, and that every guide
+                         page shows its examples first: a code block within
+                         its first 12 lines (TAP, t900).
   table JOSTLE CMD       prints the option table of CMD as Markdown, for a
                          guide page (hand-edit the meanings from there).
   man JOSTLE CMD         prints the .TP entries of CMD for the man page.
@@ -198,6 +200,7 @@ def check(jostle, root):
     return tap.failed
 
 
+NOT_GUIDE = {"README.md", "FORMAT.md", "ARCHITECTURE.md"}   # index and references
 CMD_RE = re.compile(r"(?:^|[\s'\"(;&|])(?:\$J|(?:\S*/)?jostle)\s+([a-z][a-z0-9]*)(?=\s|$|`)(.*)$")
 STOP = {"|", "||", "&&", ";", ">", ">>", "<", "2>&1", "&"}
 
@@ -339,6 +342,14 @@ def links(root):
                           "no heading with anchor #%s in %s" % (frag, os.path.relpath(dest, root)))
             else:
                 tap.check(True, "%s: link %s" % (rel, target))
+    for path in files[1:]:
+        name = os.path.basename(path)
+        if name in NOT_GUIDE:
+            continue
+        head = (read(path) or "").split("\n")[:12]
+        tap.check(any(l.startswith("    ") or l.startswith("```") for l in head),
+                  "docs/%s shows its examples first" % name,
+                  "put a few example commands right under the title")
     return tap.failed
 
 
