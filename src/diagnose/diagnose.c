@@ -553,6 +553,43 @@ static void set_bystanders(struct diag *d)
 	free(stuck);
 }
 
+/*
+ * Exit cleanup: a Python process whose main thread is busy tearing the
+ * interpreter down (the interpreter's finalizing flag where it could be
+ * read, else the main thread's native frames: motion_exit_cleanup), and no
+ * busy thread outside such processes. Freeing tens of millions of objects
+ * takes seconds, in C, at one spot of the stack and without a page fault:
+ * to the motion signs it would look stuck.
+ */
+static void set_exit_cleanup(struct diag *d)
+{
+	unsigned busy = 0, cleaning = 0;
+	for (size_t i = 0; i < d->nprocs; i++) {
+		struct diag_proc *p = &d->procs[i];
+		if (!p->python)
+			continue;
+		const struct diag_thread *main = NULL;
+		for (size_t j = 0; j < d->nthreads && !main; j++)
+			if (d->threads[j].tid == p->pid)
+				main = &d->threads[j];
+		const struct stack_thread *sk = stack_set_find(&d->stacks, p->pid);
+		bool teardown = p->py_finalizing >= 0 ? p->py_finalizing > 0 : sk && motion_exit_cleanup(sk);
+		p->exit_cleanup = main && main->role == DIAG_ROLE_SPIN && !main->bystander && teardown;
+	}
+	for (size_t j = 0; j < d->nthreads; j++) {
+		const struct diag_thread *t = &d->threads[j];
+		if (t->role != DIAG_ROLE_SPIN || t->bystander)
+			continue;
+		busy++;
+		for (size_t i = 0; i < d->nprocs; i++)
+			if (d->procs[i].pid == t->pid && d->procs[i].exit_cleanup) {
+				cleaning++;
+				break;
+			}
+	}
+	d->exit_cleanup = busy && cleaning == busy;
+}
+
 /* Page faults and CPU of the processes there at the start, since then. */
 static void tree_faults(struct diag *d, struct motion *m)
 {
@@ -654,6 +691,26 @@ static void look_again(struct diag *d, const struct diag_opts *o, int64_t window
 	}
 }
 
+/* A tree in exit cleanup: progressing, said at once (no second look: the
+ * sooner a late run is judged, the sooner its slot is free). */
+static void cleanup_found(struct diag *d)
+{
+	struct motion *m = &d->motion;
+	memset(m, 0, sizeof(*m));
+	m->runnable = d->roles[DIAG_ROLE_SPIN];
+	for (size_t i = 0; i < d->nprocs; i++)
+		if (d->procs[i].exit_cleanup) {
+			m->cleanup_pid = d->procs[i].pid;
+			break;
+		}
+	m->cleanup = true;
+	motion_judge(m);
+	d->motion_done = true;
+	d->kind = DIAG_PROGRESSING;
+	snprintf(d->summary, sizeof(d->summary), "progressing: %s; %s (%u busy thread%s)",
+		 kind_text[DIAG_PROGRESSING], m->evidence, d->roles[DIAG_ROLE_SPIN],
+		 d->roles[DIAG_ROLE_SPIN] == 1 ? "" : "s");
+}
 
 int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 {
@@ -693,6 +750,7 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 		p->ppid = tree.v[i].ppid;
 		p->depth = tree.v[i].depth;
 		p->adopted = tree.v[i].adopted;
+		p->py_finalizing = -1;
 		memcpy(p->comm, tree.v[i].comm, sizeof(p->comm));
 		int fd = procfs_open(p->pid);
 		if (fd < 0)
@@ -812,7 +870,10 @@ int diag_run(struct diag *d, pid_t root, const struct diag_opts *o)
 		capture_stacks(d, &d->stacks, false, o);
 		keep_sampled(d);
 		set_bystanders(d);
-		if (o->motion && !d->stopped &&
+		set_exit_cleanup(d);
+		if (d->exit_cleanup)
+			cleanup_found(d);
+		else if (o->motion && !d->stopped &&
 		    (d->kind == DIAG_LIVELOCK || d->kind == DIAG_MIXED || d->kind == DIAG_SLEEPING))
 			look_again(d, o, start);
 		d->nfolds = stack_fold(&d->stacks, o->fold_frames ? o->fold_frames : 16, &d->folds);
@@ -1208,6 +1269,8 @@ void diag_write_record(const struct diag *d, struct dbuf *out)
 		jsonw_kuint(out, "faults", d->motion.faults);
 		dbuf_addc(out, '}');
 	}
+	if (d->exit_cleanup)
+		jsonw_kbool(out, "exit_cleanup", true);
 	if (d->bystanders)
 		jsonw_kint(out, "bystanders", d->bystanders);
 	jsonw_kdbl(out, "late_ms", (double)d->late_ns / 1e6);
@@ -1215,6 +1278,11 @@ void diag_write_record(const struct diag *d, struct dbuf *out)
 	if (d->stopped)
 		jsonw_kbool(out, "stopped", true);
 	dbuf_addc(out, '}');
+}
+
+bool diag_record_exit_cleanup(const char *json)
+{
+	return strstr(json, "\"exit_cleanup\":true") != NULL;
 }
 
 /* The roles whose threads decide a class, for the culprit frames. */
@@ -1306,6 +1374,47 @@ void diag_evidence(const struct diag *d, struct evidence *ev)
 		if (!dup)
 			snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", c[i].fn);
 	}
+	qsort(ev->frames, ev->nframes, sizeof(ev->frames[0]), cmp_str);
+	free(c);
+}
+
+void diag_evidence_hot(const struct diag *d, struct evidence *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	snprintf(ev->kind, sizeof(ev->kind), "busy-wait");
+	snprintf(ev->key_line, sizeof(ev->key_line), "hang: busy-wait");
+	uint64_t top = 0;
+	for (size_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].cpu_ns > top && d->threads[i].role != DIAG_ROLE_ZOMBIE)
+			top = d->threads[i].cpu_ns;
+	if (!top)
+		return;
+	/* the hottest threads: at least half the CPU of the hottest one over
+	 * the window; each snapshot's top program frame of each, as a
+	 * livelock's culprits are counted (diag_evidence) */
+	struct culprit *c = xcalloc((d->nthreads + 1) * (d->nmore + 1), sizeof(*c));
+	size_t nc = 0;
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct diag_thread *t = &d->threads[i];
+		if (t->role == DIAG_ROLE_ZOMBIE || 2 * t->cpu_ns < top)
+			continue;
+		for (size_t k = 0; k <= d->nmore; k++) {
+			const struct stack_thread *sk = stack_set_find(k ? &d->more[k - 1] : &d->stacks, t->tid);
+			const char *fn = sk ? stack_program_frame(sk, 0) : NULL;
+			if (!fn)
+				continue;
+			size_t j;
+			for (j = 0; j < nc && strcmp(c[j].fn, fn); j++)
+				;
+			if (j == nc)
+				c[nc++] = (struct culprit){ .fn = fn, .decides = true };
+			c[j].count++;
+		}
+	}
+	qsort(c, nc, sizeof(*c), cmp_culprit);
+	unsigned most = nc ? c[0].count : 0;
+	for (size_t i = 0; i < nc && ev->nframes < EVIDENCE_FRAMES && 2 * c[i].count > most; i++)
+		snprintf(ev->frames[ev->nframes++], sizeof(ev->frames[0]), "%s", c[i].fn);
 	qsort(ev->frames, ev->nframes, sizeof(ev->frames[0]), cmp_str);
 	free(c);
 }

@@ -123,6 +123,8 @@ struct diag_proc {
 	char py_version[24];    /* "3.11.2", "" when unknown */
 	bool py_frames;         /* its Python frames were read and merged */
 	unsigned py_threads;    /* Python threads merged */
+	int py_finalizing;      /* the interpreter's own flag (pystack.h): 1 finalizing, 0 not, -1 unknown */
+	bool exit_cleanup;      /* its main thread busy in exit cleanup (motion_exit_cleanup) */
 	struct strvec py_problems;  /* owned: one line per problem */
 };
 
@@ -148,6 +150,9 @@ struct diag {
 	struct stack_set *more;         /* owned: later snapshots of the busy processes */
 	size_t nmore;
 	bool motion_done;               /* the busy threads were looked at again */
+	/* A Python process busy in its exit cleanup, and every other busy
+	 * thread in such a process too: progressing, its own reason (motion.h) */
+	bool exit_cleanup;
 	struct motion motion;           /* what that found (motion.h) */
 	struct churn churn;             /* owned: processes seen come and go (churn.h) */
 	unsigned bystanders;            /* busy threads set aside (diag_thread.bystander) */
@@ -190,6 +195,13 @@ void diag_write_text(const struct diag *d, struct dbuf *out);
 void diag_write_json(const struct diag *d, struct dbuf *out);
 /* The compact "diag" object of a run record (kind, counts, top folds). */
 void diag_write_record(const struct diag *d, struct dbuf *out);
+/*
+ * Whether a "diag" object written by diag_write_record() says the tree was
+ * in a Python exit cleanup ("exit_cleanup":true; struct diag.exit_cleanup).
+ * A key can only be matched as a key: inside a JSON string its quotes are
+ * escaped.
+ */
+bool diag_record_exit_cleanup(const char *json);
 
 /*
  * Signature evidence of the hang: kind = the classification name, key
@@ -198,6 +210,14 @@ void diag_write_record(const struct diag *d, struct dbuf *out);
  * ones for a deadlock...), most frequent first, then the others.
  */
 void diag_evidence(const struct diag *d, struct evidence *ev);
+
+/*
+ * The evidence of a busy-wait (the engine decides one from the run's CPU,
+ * run/late.h): kind "busy-wait", key line "hang: busy-wait", frames = the
+ * top program frames of the hottest threads (those that used at least half
+ * the CPU of the hottest one over the window), most frequent first.
+ */
+void diag_evidence_hot(const struct diag *d, struct evidence *ev);
 
 /* How the Python stacks of process p are known (NONE for other processes). */
 enum diag_pystacks diag_pystacks_of(const struct diag_proc *p);

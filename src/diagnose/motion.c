@@ -54,6 +54,43 @@ unsigned motion_distinct(const struct stack_set *snaps, size_t nsnaps, pid_t tid
 	return seen;
 }
 
+/* CPython's teardown, after the program's code is done ... */
+static const char *const teardown_fns[] = {
+	"Py_FinalizeEx", "Py_Finalize", "_Py_Finalize", "Py_EndInterpreter", "finalize_modules",
+	"finalize_interp_clear", "finalize_interp_delete", "_PyGC_CollectNoFail", "_PyImport_Cleanup",
+	"PyImport_Cleanup", NULL,
+};
+/* ... and the parts of Py_FinalizeEx that run or wait for that code */
+static const char *const program_parts[] = {
+	"wait_for_thread_shutdown", "_PyAtExit_Call", "atexit_callfuncs", "call_py_exitfuncs",
+	"_PyThread_Shutdown", NULL,
+};
+
+static bool named(const char *fn, const char *const *list)
+{
+	for (; fn && *list; list++)
+		if (!strcmp(fn, *list))
+			return true;
+	return false;
+}
+
+bool motion_exit_cleanup(const struct stack_thread *t)
+{
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct stack_frame *f = &t->frames[i];
+		/* threading._shutdown: joining the program's threads, by name
+		 * where the C function that calls it has none (a stripped python) */
+		if (f->python && f->fn && !strcmp(f->fn, "_shutdown") && f->module &&
+		    strstr(f->module, "threading.py"))
+			return false;
+		if (!f->python && named(f->fn, program_parts))
+			return false;
+		if (!f->python && named(f->fn, teardown_fns))
+			return true;
+	}
+	return false;
+}
+
 void motion_judge(struct motion *m)
 {
 	m->code = m->busy && 2 * m->moving > m->busy;
@@ -62,15 +99,21 @@ void motion_judge(struct motion *m)
 	m->tree = m->work_ns >= MOTION_TREE_WORK_NS;
 	m->memory = m->runnable && m->faults >= MOTION_FAULTS_MIN &&
 		    (double)m->faults >= MOTION_FAULTS_PER_CPU_S * cpu_s;
-	m->progressing = m->code || m->tree || m->memory;
+	m->progressing = m->code || m->tree || m->memory || m->cleanup;
 	m->evidence[0] = '\0';
 	if (!m->progressing)
 		return;
 	size_t n = 0;
 	const char *sep = "";
-	if (m->code) {
+	if (m->cleanup) {
+		n += (size_t)snprintf(m->evidence, sizeof(m->evidence),
+				      "exit cleanup: Python process %d is tearing its interpreter down "
+				      "(Py_FinalizeEx: freeing its objects)", (int)m->cleanup_pid);
+		sep = "; ";
+	}
+	if (m->code && n < sizeof(m->evidence)) {
 		n += (size_t)snprintf(m->evidence + n, sizeof(m->evidence) - n,
-				      "%u of %u busy threads in different code at each look", m->moving, m->busy);
+				      "%s%u of %u busy threads in different code at each look", sep, m->moving, m->busy);
 		sep = "; ";
 	}
 	if (m->tree && n < sizeof(m->evidence)) {

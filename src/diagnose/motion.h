@@ -58,6 +58,8 @@ struct motion {
 	uint64_t faults;            /* page faults of the tree while we looked */
 	int64_t cpu_ns;             /* CPU of the tree while we looked (reaped children too) */
 	int64_t span_ns;            /* how long we looked */
+	bool cleanup;               /* set by the caller: a Python process in exit cleanup ... */
+	pid_t cleanup_pid;          /* ... this one (diagnose.h) */
 	/* the verdict */
 	bool code, tree, memory;
 	bool progressing;           /* any of the three */
@@ -70,6 +72,17 @@ struct motion {
  * Returns the number of snapshots that had it; *distinct the distinct ones.
  */
 unsigned motion_distinct(const struct stack_set *snaps, size_t nsnaps, pid_t tid, unsigned *distinct);
+
+/*
+ * Exit cleanup, from the native stack of a Python process's main thread
+ * (innermost first; Python frames merged in or not): whether it is in the
+ * interpreter's own teardown (Py_FinalizeEx and what it calls: modules
+ * cleared, objects freed, the last garbage collections) past the parts
+ * that run or wait for the program's code (joining its threads, atexit
+ * handlers). The fallback where the interpreter's own finalizing flag
+ * cannot be read (pystack.h says which). Pure.
+ */
+bool motion_exit_cleanup(const struct stack_thread *t);
 
 /*
  * The verdict from what the caller measured into m (busy, moving, born,

@@ -47,8 +47,10 @@ static struct recsample sampler = RECSAMPLE_INIT;
 
 struct rundiag_state {
 	struct evidence hang;     /* from the hang diagnosis */
+	struct evidence hot;      /* the same, as a busy-wait (diag_evidence_hot) */
 	bool hang_done;
 	bool python_ended;
+	bool exit_cleanup;        /* a Python process of the tree was busy in its exit cleanup */
 };
 
 int rundiag_option(struct rundiag_opts *d, const char *name, const char *arg, char *why, size_t len)
@@ -185,8 +187,10 @@ void rundiag_hang_take(struct run *r, struct diagpool_job *job)
 	r->diag_json = job->diag_json;
 	job->diag_json = NULL;
 	st->hang = job->hang;
+	st->hot = job->hot;
 	st->hang_done = job->hang_done;
 	st->python_ended = job->python_ended;
+	st->exit_cleanup = job->diag_json && diag_record_exit_cleanup(job->diag_json);
 }
 
 static bool hang_kind_is(const struct run *r, const char *const *kinds)
@@ -219,6 +223,23 @@ bool rundiag_may_be_slow(const struct run *r)
 	return hang_kind_is(r, k);
 }
 
+enum late_seen rundiag_seen(const struct run *r)
+{
+	static const char *const moving[] = { "progressing", NULL };
+	static const char *const in_place[] = { "livelock", NULL };
+	static const char *const maybe[] = { "sleeping", "mixed", NULL };
+	static const char *const stuck[] = { "deadlock", "blocked-io", "stopped", NULL };
+	if (hang_kind_is(r, moving))
+		return LATE_SEEN_PROGRESSING;
+	if (hang_kind_is(r, in_place))
+		return LATE_SEEN_LIVELOCK;
+	if (hang_kind_is(r, maybe))
+		return LATE_SEEN_MAYBE;
+	if (hang_kind_is(r, stuck))
+		return LATE_SEEN_STUCK;
+	return LATE_SEEN_NONE;
+}
+
 bool rundiag_found_gone(const struct run *r)
 {
 	const struct rundiag_state *st = r->diag_state;
@@ -228,6 +249,13 @@ bool rundiag_found_gone(const struct run *r)
 bool rundiag_python_ended(const struct run *r)
 {
 	return r->diag_state && r->diag_state->python_ended;
+}
+
+/* --- exit cleanup (motion.h): a Python process tearing itself down --- */
+
+bool rundiag_exit_cleanup(const struct run *r)
+{
+	return r->diag_state && r->diag_state->exit_cleanup;
 }
 
 /* The program frames of a thread into ev (a core's). */
@@ -447,6 +475,45 @@ static void stacks_signature(const struct run_opts *o, const struct run *r, cons
 	free(path);
 }
 
+static bool late_verdict_is(const struct run *r, const char *late)
+{
+	return r->late && !strcmp(r->late, late);
+}
+
+/*
+ * A hang the engine judged by the run's CPU (late.h): a busy-wait takes the
+ * hottest threads' frames and says how much CPU in the stacks file; a
+ * moving run past the user's timeout is one signature ("hang: timeout", no
+ * frames: what a moving program runs differs at every look).
+ */
+static void late_evidence(const struct run_opts *o, struct run *r, const struct rundiag_state *st)
+{
+	struct evidence ev;
+	bool busy = late_verdict_is(r, "spinning");
+	if (busy && st && st->hang_done) {
+		ev = st->hot;
+	} else {
+		memset(&ev, 0, sizeof(ev));
+		snprintf(ev.kind, sizeof(ev.kind), "%s", busy ? "busy-wait" : "timeout");
+		snprintf(ev.key_line, sizeof(ev.key_line), "hang: %s", ev.kind);
+	}
+	evidence_apply(&ev, &r->sig, true);
+	if (!busy || !o->diag.window_ms)
+		return;
+	char *path = xasprintf("%s/stacks/%" PRIu64 ".txt", o->out_dir, r->index);
+	char *line = xasprintf("busy-wait: %.0fx the CPU of a passing run, in %.1f s\n", r->cpu_factor,
+			       (double)(r->end_mono - r->start_mono) / 1e9);
+	struct stat sb;
+	if (stat(path, &sb) == 0) {   /* the diagnosis wrote one */
+		stacks_signature(o, r, "busy-wait: the hottest threads");
+		int rc = fileio_append_file(path, line, strlen(line));
+		if (rc < 0)
+			fprintf(stderr, "jostle: cannot write '%s': %s\n", path, strerror(-rc));
+	}
+	free(line);
+	free(path);
+}
+
 /* A crash's signature as a run without a record shows it: kind, key and
  * the output's frames (recsample.h). Owned by the caller. */
 static char *bare_key(const struct signature *sig)
@@ -468,6 +535,10 @@ static void classify(const struct run_opts *o, struct run *r, const char *text, 
 		if (o->diag.crash_handler)
 			(void)from_crashlog(o, r, &ev, true);
 		struct rundiag_state *st = r->diag_state;
+		if (late_verdict_is(r, "spinning") || late_verdict_is(r, "progressing")) {
+			late_evidence(o, r, st);
+			return;
+		}
 		if (!st) {
 			/* Not diagnosed (--no-diag, or no diagnosis worker came
 			 * free): no evidence, and the last line it printed varies;

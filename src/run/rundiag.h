@@ -47,6 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "run/late.h"
+
 struct run_opts;
 struct run;
 
@@ -101,6 +103,17 @@ bool rundiag_saw_stuck(const struct run *r);
 bool rundiag_may_be_slow(const struct run *r);
 bool rundiag_python_ended(const struct run *r);
 bool rundiag_found_gone(const struct run *r);
+/* What the diagnosis saw, in the terms of the verdict on a late run (late.h). */
+enum late_seen rundiag_seen(const struct run *r);
+/*
+ * Exit cleanup: the diagnosis found a Python process of the tree busy
+ * tearing itself down (its main thread past its threads' join and atexit
+ * handlers, in Py_FinalizeEx: modules cleared, objects freed, the last
+ * garbage collections; diagnose.h), and no other busy thread. Such a run
+ * is late, not stuck: `slow`, slow_why "exit cleanup" (the diagnosis
+ * calls it progressing too).
+ */
+bool rundiag_exit_cleanup(const struct run *r);
 void rundiag_classify(const struct run_opts *o, struct run *r, const char *text, size_t len);
 
 /*
