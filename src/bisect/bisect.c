@@ -631,7 +631,10 @@ static void finish(struct bisect *b)
 	free(md);
 	dbuf_reset(&text);
 	verdict_render(s, dbuf_str(&show), false, &text);
-	fputs(dbuf_str(&text), stdout);
+	/* an error before any run (a command not found) was said on stderr: a
+	 * table of untested commits would only bury it */
+	if (s->end != BE_ERROR || s->runs_total)
+		fputs(dbuf_str(&text), stdout);
 	fflush(stdout);
 	dbuf_release(&show);
 	dbuf_release(&text);

@@ -291,13 +291,15 @@ int cmd_bisect(int argc, char **argv)
 		if (!c.p.o.out_dir)
 			rc = cli_usage_error(NULL, "--resume '%s': %s", c.resume, strerror(errno));
 	} else if (rc == 0) {
-		rc = runopt_prepare_out(&c.p);
-		char *state = rc == 0 ? xasprintf("%s/bisect.json", c.p.o.out_dir) : NULL;
+		/* before runopt_prepare_out, which refuses any folder that is not empty */
+		char *state = c.p.out ? xasprintf("%s/bisect.json", c.p.out) : NULL;
 		if (state && access(state, F_OK) == 0)
 			rc = cli_usage_error(NULL, "--out '%s' already holds a bisection; resume it with "
 					     "'jostle bisect --resume %s', or choose another directory",
 					     c.p.out, c.p.out);
 		free(state);
+		if (rc == 0)
+			rc = runopt_prepare_out(&c.p);
 	}
 	if (rc == 0) {
 		c.bo.run = &c.p.o;

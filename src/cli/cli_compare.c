@@ -3,6 +3,8 @@
  * Exit 0 when it is significantly better or both are clean, 1 otherwise,
  * so that it can gate a CI job.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,9 +30,13 @@ static void usage(FILE *f)
 static int load(struct results *r, const char *dir)
 {
 	results_init(r);
-	int err = results_load_dir(r, dir);
-	if (err < 0) {
+	char why[PATH_MAX + 200];
+	int err = results_load_dir_checked(r, dir, why, sizeof(why));
+	if (err < 0 && err != -EBADMSG)
 		fprintf(stderr, "jostle: cannot read '%s/runs.jsonl': %s\n", dir, strerror(-err));
+	else if (why[0])
+		fprintf(stderr, "jostle: compare: %s\n", why);
+	if (err < 0) {
 		results_release(r);
 		return -1;
 	}

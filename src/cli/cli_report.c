@@ -3,6 +3,7 @@
  * runs.jsonl of one or more results directories and write one report.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,9 +89,13 @@ int cmd_report(int argc, char **argv)
 	struct results r;
 	results_init(&r);
 	for (size_t i = 0; i < ndirs; i++) {
-		int err = results_load_dir(&r, dirs[i]);
-		if (err < 0) {
+		char why[PATH_MAX + 200];
+		int err = results_load_dir_checked(&r, dirs[i], why, sizeof(why));
+		if (err < 0 && err != -EBADMSG)
 			fprintf(stderr, "jostle: cannot read '%s/runs.jsonl': %s\n", dirs[i], strerror(-err));
+		else if (why[0])
+			fprintf(stderr, "jostle: report: %s\n", why);
+		if (err < 0) {
 			results_release(&r);
 			return EXIT_USAGE;
 		}

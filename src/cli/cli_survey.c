@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -37,7 +38,8 @@ static const char usage_text[] =
 	"included), else the file's mtime. A log counts once per distinct signature;\n"
 	"logs with no recognized failure are counted apart; unreadable files are\n"
 	"reported on stderr, one line each, and skipped.\n"
-	"Exit status: 0 the survey was written, 2 bad usage, 3 internal error.\n";
+	"Exit status: 0 the survey was written, 2 bad usage or no PATH that exists,\n"
+	"3 internal error.\n";
 
 static void warn_line(const char *line)
 {
@@ -122,6 +124,22 @@ int cmd_survey(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		cli_usage_error("survey", "survey: no PATH given");
+		goto out;
+	}
+	/* a missing PATH beside others is skipped with a line (survey_path);
+	 * with none there at all there is nothing to survey */
+	int present = 0, first_errno = 0;
+	for (int i = optind; i < argc; i++) {
+		struct stat sb;
+		if (stat(argv[i], &sb) == 0)
+			present++;
+		else if (!first_errno)
+			first_errno = errno;
+	}
+	if (!present) {
+		cli_usage_error(NULL, "survey: '%s'%s: %s; give a log file or a folder of logs",
+				argv[optind], argc - optind > 1 ? " (and every other PATH)" : "",
+				strerror(first_errno));
 		goto out;
 	}
 	FILE *f = stdout;

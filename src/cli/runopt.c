@@ -3,6 +3,7 @@
  * runs a series (see runopt.h). Every malformed value is one line naming
  * the option and what is expected, exit 2, before anything runs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -377,6 +378,19 @@ int runopt_finish(struct runopt *p)
 	return rc;
 }
 
+static bool dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	struct dirent *e;
+	bool empty = true;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
 int runopt_prepare_out(struct runopt *p)
 {
 	struct run_opts *o = &p->o;
@@ -405,11 +419,20 @@ int runopt_prepare_out(struct runopt *p)
 	}
 	char *runs = xasprintf("%s/runs.jsonl", dir);
 	struct stat st;
-	int exists = stat(runs, &st) == 0 && st.st_size > 0;
+	int have_runs = stat(runs, &st) == 0;
+	int exists = have_runs && st.st_size > 0;
 	free(runs);
 	if (exists) {
 		int s = cli_usage_error(NULL, "--out '%s' already holds results; choose another "
 					"directory or remove it", dir);
+		free(dir);
+		return s;
+	}
+	/* a folder of the user's own (notes, a report.md) is never written over */
+	if (!have_runs && !dir_is_empty(dir)) {
+		int s = cli_usage_error(NULL, "--out '%s' is not empty and holds no runs.jsonl; "
+					"jostle would write report.md, summary.json and logs/ "
+					"there: choose a new or empty directory", dir);
 		free(dir);
 		return s;
 	}

@@ -266,9 +266,15 @@ static int plan_read(struct plan_check *p, const char *const *dirs, size_t n,
 			break;
 		ssize_t len;
 		bool cut;
+		uint64_t lines = 0, records = 0;
 		while (!rc && (len = results_next_line(f, &line, &cap, &cut)) >= 0) {
+			lines++;
 			if (cut)
 				continue;   /* never a run nor a series (results_next_line) */
+			/* cheap: pass 2 parses every line; this only tells a runs.jsonl
+			 * from a file of something else */
+			records += strstr(line, "\"type\":\"run\"") || strstr(line, "\"type\":\"end\"") ||
+				   strstr(line, "\"type\":\"series\"");
 			if (!strstr(line, "\"type\":\"series\"")) {
 				if (p->refs_nr && strstr(line, "\"type\":\"run\"")) {
 					cJSON *o = results_parse_line(line, (size_t)len);
@@ -318,6 +324,21 @@ static int plan_read(struct plan_check *p, const char *const *dirs, size_t n,
 			cJSON_Delete(o);
 		}
 		fclose(f);
+		if (!rc && lines && !records) {
+			snprintf(err, errlen, "'%s/runs.jsonl' holds no jostle records (%" PRIu64
+				 " line%s, none a series or run); is '%s' a directory written by "
+				 "jostle run?", dirs[d], lines, lines == 1 ? "" : "s", dirs[d]);
+			rc = -EINVAL;
+		}
+	}
+	if (!rc && n && st->skipped == n) {
+		if (n == 1)
+			snprintf(err, errlen, "'%s' holds no runs.jsonl; give directories written "
+				 "by jostle run", dirs[0]);
+		else
+			snprintf(err, errlen, "none of the %zu directories holds runs.jsonl; give "
+				 "directories written by jostle run", n);
+		rc = -EINVAL;
 	}
 	free(line);
 	strvec_release(&seen);

@@ -8,6 +8,7 @@
  * or is not an object is counted and skipped, as docs/FORMAT.md asks.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,18 +488,21 @@ static void add_end(struct results *r, const cJSON *o)
 	s->elapsed_s = jnum(o, "elapsed_s", -1);
 }
 
-void results_add_json(struct results *r, const void *obj, size_t dir)
+bool results_add_json(struct results *r, const void *obj, size_t dir)
 {
 	const cJSON *o = obj;
 	const char *type = jstr(o, "type");
 	if (!type)
-		return;
+		return false;
 	if (!strcmp(type, "series"))
 		add_series(r, o, dir);
 	else if (!strcmp(type, "run"))
 		add_run(r, o, dir);
 	else if (!strcmp(type, "end"))
 		add_end(r, o);
+	else
+		return false;
+	return true;
 }
 
 void *results_parse_line(const char *line, size_t len)
@@ -545,7 +549,9 @@ int results_load_file(struct results *r, const char *path, size_t dir)
 			r->totals.cut_lines += cut;
 			continue;
 		}
-		results_add_json(r, o, dir);
+		/* JSON of no record type is skipped like a line that does not parse */
+		if (!results_add_json(r, o, dir))
+			r->totals.bad_lines++;
 		cJSON_Delete(o);
 	}
 	int err = ferror(f) ? -EIO : 0;
@@ -562,6 +568,30 @@ int results_load_dir(struct results *r, const char *dir)
 	int err = results_load_file(r, path, di);
 	free(path);
 	return err;
+}
+
+int results_load_dir_checked(struct results *r, const char *dir, char *why, size_t len)
+{
+	struct results_totals was = r->totals;
+	*why = '\0';
+	int err = results_load_dir(r, dir);
+	if (err < 0)
+		return err;
+	uint64_t lines = r->totals.lines - was.lines;
+	uint64_t bad = r->totals.bad_lines - was.bad_lines;
+	uint64_t cut = r->totals.cut_lines - was.cut_lines;
+	if (lines && bad == lines) {
+		snprintf(why, len, "'%s/runs.jsonl' holds no jostle records (%" PRIu64 " line%s, "
+			 "none a series or run); is '%s' a directory written by jostle run?",
+			 dir, lines, lines == 1 ? "" : "s", dir);
+		return -EBADMSG;
+	}
+	/* a cut last line is what a killed writer leaves: no news */
+	if (bad > cut)
+		snprintf(why, len, "%" PRIu64 " line%s of '%s/runs.jsonl' %s; ignored", bad - cut,
+			 bad - cut == 1 ? "" : "s", dir,
+			 bad - cut == 1 ? "is not a run record" : "are not run records");
+	return 0;
 }
 
 static const struct results *sort_ctx;

@@ -160,7 +160,15 @@ struct results {
 void results_init(struct results *r);
 /* Read DIR/runs.jsonl; 0, or -errno when the file cannot be opened. */
 int results_load_dir(struct results *r, const char *dir);
-/* Read one runs.jsonl whose logs live under dir_index's directory. */
+/* results_load_dir, then a judgement of what DIR/runs.jsonl held, for the
+ * commands that read it: 0 with why "" when every line was a record (or the
+ * file is empty: a series just started); 0 with a sentence in why ("3 lines
+ * of 'DIR/runs.jsonl' are not run records; ignored") when some were not;
+ * -EBADMSG with the sentence when it has lines and none is a record (not a
+ * file jostle wrote); -errno when it cannot be read. */
+int results_load_dir_checked(struct results *r, const char *dir, char *why, size_t len);
+/* Read one runs.jsonl whose logs live under dir_index's directory; lines
+ * that do not parse or are of no known type are counted in bad_lines. */
 int results_load_file(struct results *r, const char *path, size_t dir_index);
 /*
  * The next non-empty line of a runs.jsonl open as f into *line (getline's
@@ -181,8 +189,9 @@ ssize_t results_next_line(FILE *f, char **line, size_t *cap, bool *cut);
 void *results_parse_line(const char *line, size_t len);
 
 /* Aggregate one parsed line (a cJSON object, passed as void * so that
- * callers need not include cJSON.h); unknown types are ignored. */
-void results_add_json(struct results *r, const void *obj, size_t dir_index);
+ * callers need not include cJSON.h); false for an object of no known type
+ * (not a series, run or end record), which is ignored. */
+bool results_add_json(struct results *r, const void *obj, size_t dir_index);
 void results_finish(struct results *r);
 void results_release(struct results *r);
 

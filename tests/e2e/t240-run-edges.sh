@@ -102,3 +102,19 @@ check_eq "py hang: stacks/0.txt names the same frames" \
 	"$(sed -n 's/^signature: [a-z-]*; frames: \([^(]*[^( ]\)\( (.*)\)\{0,1\}$/\1/p' "$TMP/py/stacks/0.txt")" "$frames"
 check_eq "py hang: one signature line in stacks/0.txt" "$(grep -c '^signature: ' "$TMP/py/stacks/0.txt")" 1
 check "py hang: the closing summary shows them" grep -q "frames: ${frames// / <- }" "$TMP/py.err"
+
+# -o into a folder of the user's own (issue 45): refused, nothing written
+# over; an empty folder is fine.
+mkdir -p "$TMP/notes" "$TMP/emptydir"
+echo "my notes" > "$TMP/notes/report.md"
+echo '{"mine":1}' > "$TMP/notes/summary.json"
+"$JOSTLE" run -q -n 1 -o "$TMP/notes" -- true > /dev/null 2> "$TMP/notes.err"
+check_eq "-o a non-empty folder without runs.jsonl: exit 2" "$?" 2
+check_eq "-o a non-empty folder: one line" "$(wc -l < "$TMP/notes.err")" 1
+check "-o a non-empty folder: says why" grep -q "is not empty and holds no runs.jsonl" "$TMP/notes.err"
+check_eq "-o a non-empty folder: the user's files untouched" \
+	"$(cat "$TMP/notes/report.md" "$TMP/notes/summary.json"; ls "$TMP/notes" | wc -l)" "my notes
+{\"mine\":1}
+2"
+"$JOSTLE" run -q -n 1 -o "$TMP/emptydir" -- true > /dev/null 2>&1
+check_eq "-o an empty folder: exit 0, runs.jsonl written" "$?:$(test -s "$TMP/emptydir/runs.jsonl"; echo $?)" "0:0"

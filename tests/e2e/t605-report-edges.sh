@@ -56,3 +56,27 @@ PY
 check_eq "html: whole run-index ticks on 3 runs" "$(sed -n 's/^ticks //p' "$TMP/ticks")" "0 1 2 3"
 check "html: the y-axis title starts right of the tick labels" \
 	test "$(awk '$1 == "axis" && $3 == 12 {print int($2)}' "$TMP/ticks")" -ge 48
+
+# Bad input (issue 45): a runs.jsonl of random bytes, or of JSON that is no
+# jostle record, is one line and exit 2, not "no runs recorded" and 0; a
+# few foreign lines among records are counted on stderr.
+mkdir -p "$TMP/garbage" "$TMP/shape"
+head -c 4096 /dev/urandom > "$TMP/garbage/runs.jsonl"
+printf '%s\n' '{"a":1}' '[1,2]' '{"type":"nonsense"}' > "$TMP/shape/runs.jsonl"
+for d in garbage shape; do
+	"$JOSTLE" report "$TMP/$d" > "$TMP/$d.out" 2> "$TMP/$d.err"
+	check_eq "report of $d: exit 2" "$?" 2
+	check_eq "report of $d: one line on stderr" "$(wc -l < "$TMP/$d.err")" 1
+	check "report of $d: says it holds no jostle records" grep -q "holds no jostle records" "$TMP/$d.err"
+	check_eq "report of $d: nothing on stdout" "$(wc -c < "$TMP/$d.out")" 0
+done
+cp -r "$TMP/small" "$TMP/mixed"
+printf '%s\n' '{"a":1}' '{"type":"nonsense"}' 'not json' >> "$TMP/mixed/runs.jsonl"
+"$JOSTLE" report "$TMP/mixed" > "$TMP/mixed.out" 2> "$TMP/mixed.err"
+check_eq "report with 3 foreign lines: exit 0" "$?" 0
+check_eq "report with 3 foreign lines: counted on stderr" "$(cat "$TMP/mixed.err")" \
+	"jostle: report: 3 lines of '$TMP/mixed/runs.jsonl' are not run records; ignored"
+check "report with 3 foreign lines: in the report too" grep -q "skipped: *3 unreadable lines" "$TMP/mixed.out"
+: > "$TMP/garbage/runs.jsonl"
+"$JOSTLE" report "$TMP/garbage" > /dev/null 2> "$TMP/empty.err"
+check_eq "an empty runs.jsonl (a series just started): exit 0, silent" "$?:$(wc -c < "$TMP/empty.err")" "0:0"

@@ -46,3 +46,13 @@ check "conditions: no row for jitter" lacks '^ +jitter ' "$TMP/m.out"
 check "per test: test_x fixed, 0/300 vs 12/300" grep -q "^  test_x: fixed, 0/300 vs 12/300 (p = " "$TMP/t.out"
 check "per test: a new failing test, not run before" grep -q "^  test_new: .*, 3/300 vs 0/0 (p = .*(not run BEFORE)$" "$TMP/t.out"
 check "per test: a test that never failed is not listed" lacks "test_y" "$TMP/t.out"
+
+# Garbage is bad input (exit 2, as --help says), not "no evidence" (1).
+mkdir -p "$TMP/garbage"
+head -c 4096 /dev/urandom > "$TMP/garbage/runs.jsonl"
+"$JOSTLE" compare "$TMP/garbage" "$TMP/t2" > "$TMP/g.out" 2> "$TMP/g.err"
+check_eq "compare of garbage: exit 2" "$?" 2
+check_eq "compare of garbage: one line" "$(wc -l < "$TMP/g.err")" 1
+check "compare of garbage: names the file" grep -q "'$TMP/garbage/runs.jsonl' holds no jostle records" "$TMP/g.err"
+"$JOSTLE" compare "$TMP/t1" "$TMP/garbage" > /dev/null 2>&1
+check_eq "compare with garbage AFTER: exit 2" "$?" 2

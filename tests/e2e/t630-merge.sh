@@ -34,3 +34,20 @@ err=$("$JOSTLE" merge "$TMP/a" "$TMP/a" -o "$TMP/twice" 2>&1 >/dev/null)
 check "the same series twice is warned about" grep -q 'series appear in more than one input' <<<"$err"
 "$JOSTLE" merge "$TMP/a" 2>/dev/null; check_eq "no -o: exit 2" "$?" 2
 "$JOSTLE" merge -o "$TMP/x" 2>/dev/null; check_eq "no input: exit 2" "$?" 2
+
+# Bad input (issue 45): garbage, or no runs.jsonl in any DIR, is one line
+# and exit 2, and OUT is not created (it was an empty merge, exit 0).
+mkdir -p "$TMP/garbage" "$TMP/none1" "$TMP/none2"
+head -c 4096 /dev/urandom > "$TMP/garbage/runs.jsonl"
+"$JOSTLE" merge -o "$TMP/g.out" "$TMP/garbage" > /dev/null 2> "$TMP/g.err"
+check_eq "merge of garbage: exit 2" "$?" 2
+check_eq "merge of garbage: one line" "$(wc -l < "$TMP/g.err")" 1
+check "merge of garbage: names it" grep -q "'$TMP/garbage/runs.jsonl' holds no jostle records" "$TMP/g.err"
+check "merge of garbage: OUT not created" test ! -e "$TMP/g.out"
+"$JOSTLE" merge -o "$TMP/n.out" "$TMP/none1" > /dev/null 2> "$TMP/n.err"
+check_eq "merge of a DIR without runs.jsonl: exit 2" "$?" 2
+check_eq "merge of a DIR without runs.jsonl: says so" "$(cat "$TMP/n.err")" \
+	"jostle: merge: '$TMP/none1' holds no runs.jsonl; give directories written by jostle run"
+"$JOSTLE" merge -o "$TMP/n2.out" "$TMP/none1" "$TMP/none2" > /dev/null 2> "$TMP/n2.err"
+check_eq "merge where no DIR holds runs.jsonl: exit 2, one line, no OUT" \
+	"$?:$(wc -l < "$TMP/n2.err"):$(test -e "$TMP/n2.out"; echo $?)" "2:1:1"

@@ -40,3 +40,12 @@ check "jostle --help lists survey" bash -c "'$JOSTLE' --help | grep -q '^  surve
 check_eq "missing PATH: exit 0" "$?" 0
 check_eq "missing PATH: one line" "$(cat "$TMP/err")" "jostle: survey: skipped $TMP/missing: No such file or directory"
 check_eq "missing PATH: the rest surveyed" "$(json "$TMP/s.json" '[d["logs"], d["unreadable"]]')" "[4, 1]"
+
+# With no PATH there at all, there is nothing to survey: one line, exit 2.
+"$JOSTLE" survey "$TMP/missing" > "$TMP/m.out" 2> "$TMP/m.err"
+check_eq "only a missing PATH: exit 2" "$?" 2
+check_eq "only a missing PATH: one line" "$(cat "$TMP/m.err")" \
+	"jostle: survey: '$TMP/missing': No such file or directory; give a log file or a folder of logs"
+check_eq "only a missing PATH: no report" "$(wc -c < "$TMP/m.out")" 0
+"$JOSTLE" survey "$TMP/missing" "$TMP/missing2" > /dev/null 2> "$TMP/m2.err"
+check_eq "two missing PATHs: exit 2, one line" "$?:$(wc -l < "$TMP/m2.err")" "2:1"

@@ -63,6 +63,8 @@ bad "--until refused" "--until is not a bisection option" "$TMP/r1" --good HEAD~
 bad "missing --" "missing '--'" "$TMP/r1" --good HEAD~1 --bad HEAD "$S" mod
 bad "command that cannot start names the commit" "at commit [0-9a-f]\{10\} (#8): command './nosuch' not found" \
 	"$TMP/r1" -q --good HEAD~8 --bad HEAD -o "$TMP/e6" -- ./nosuch
+check_eq "a command that cannot start: the error only, no table of untested commits" \
+	"$(wc -l < "$TMP/out")" 0
 bad "--resume of a directory without a bisection" "cannot read" "$TMP/r1" --resume "$TMP/plain"
 bad "--resume with a command" "runs the recorded command" "$TMP/r1" --resume "$TMP/o1" -- "$S"
 bad "--resume cannot change --good" "cannot be changed when resuming" "$TMP/r1" --resume "$TMP/o1" --good HEAD
