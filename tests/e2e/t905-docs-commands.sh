@@ -4,8 +4,9 @@
 # gives before `--` is one that subcommand takes (scripts/gen_docs.py
 # examples); and the cheap ones run for real here, as written, on results
 # folders named as the pages name them: report, compare, merge, survey and
-# explain on synthetic results, slurm and k8s with --dry-run. A shown command
-# whose input this test does not make (./my_test, a live PID) is only checked.
+# explain on synthetic results, slurm and k8s with --dry-run, a zoo program
+# until its first failure. A shown command whose input this test does not
+# make (./my_test, a live PID) is only checked.
 . "$(dirname "$0")/../lib.sh"
 
 while IFS= read -r line; do
@@ -45,9 +46,15 @@ runnable = {"report", "compare", "merge", "survey", "explain", "slurm", "k8s"}
 for line in sys.stdin:
     where, cmd = line.rstrip("\n").split("\t", 1)
     m = re.match(r"^(?:\$J|(?:\S*/)?jostle)\s+([a-z0-9]+)(.*)$", cmd)
-    if not m or m.group(1) not in runnable:
+    if not m:
         continue
     sub, rest = m.group(1), m.group(2)
+    # a zoo program until its first failure: seconds (build/zoo is $ZOO)
+    if sub == "run" and "--until first-failure" in rest and " -- build/zoo/" in rest:
+        print("%s\t%s\t%s" % (where, sub, cmd))
+        continue
+    if sub not in runnable:
+        continue
     if sub in ("slurm", "k8s") and "--dry-run" not in rest:
         continue
     try:
@@ -77,16 +84,16 @@ for line in sys.stdin:
         continue
     print("%s\t%s\t%s" % (where, sub, cmd))
 ' "$W" > "$TMP/runnable"
-check "some shown commands run for real (report, compare, merge, survey, explain, slurm, k8s)" \
+check "some shown commands run for real (report, compare, merge, survey, explain, slurm, k8s, run)" \
 	test "$(wc -l < "$TMP/runnable")" -ge 8
 i=0
 while IFS=$'\t' read -r where sub cmd; do
 	i=$((i + 1))
 	d=$TMP/run$i
 	cp -r "$W" "$d"
-	(cd "$d" && J=$JOSTLE && jostle() { "$JOSTLE" "$@"; } && eval "$cmd") > "$d.out" 2>&1 < /dev/null
+	(cd "$d" && J=$JOSTLE && jostle() { "$JOSTLE" "$@"; } && eval "${cmd//build\/zoo\//$ZOO/}") > "$d.out" 2>&1 < /dev/null
 	rc=$?
-	case $sub in compare) want="0 1" ;; *) want="0" ;; esac
+	case $sub in compare | run) want="0 1" ;; *) want="0" ;; esac
 	if [[ " $want " == *" $rc "* ]]; then
 		ok "$where runs: $cmd"
 	else
