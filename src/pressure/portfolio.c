@@ -120,6 +120,43 @@ void portfolio_init_one(struct portfolio *p, const struct pconfig *cfg)
 	p->explored = p->nexplore = 1;
 }
 
+/* Give arm a a guard slot (portfolio.h), once. */
+static void add_slot(struct portfolio *p, int a)
+{
+	if (a < 0 || p->nslot >= PORTFOLIO_SLOTS)
+		return;
+	for (int j = 0; j < p->nslot; j++)
+		if (p->slot[j].base == a)
+			return;
+	p->slot[p->nslot++] = (struct pslot){ .base = a, .holder = a };
+}
+
+/*
+ * The baselines: a plain serial loop ("serial", or "plain" at -j 1: one
+ * run at a time, nothing done to it) and a plain crowd ("crowd", or
+ * "plain" where there is no room to crowd: N copies at once, as
+ * golang-stress -p N). Where the user fixed a dimension they are the arms
+ * nearest to them in the portfolio.
+ */
+static void add_baselines(struct portfolio *p)
+{
+	int plain = -1, serial = -1, crowd = -1;
+
+	for (int a = 0; a < p->n; a++) {
+		const struct parm *r = &p->arm[a];
+		if (r->perturb != 0 || r->cfg.ncpus)
+			continue;
+		if (r->load == 0)
+			plain = a;
+		else if (r->cfg.jobs == 1)
+			serial = a;
+		else if (r->load == p->crowd)
+			crowd = a;
+	}
+	add_slot(p, serial >= 0 ? serial : plain);
+	add_slot(p, crowd >= 0 ? crowd : plain);
+}
+
 /* Static storage for the joined names ("crowd-1cpu-sync-hi"). */
 static char names[NLOADS][NPERTURBS][32];
 
@@ -230,6 +267,7 @@ void portfolio_init_auto(struct portfolio *p, uint64_t seed, int ncpus, int jobs
 		p->order[i] = p->order[j];
 		p->order[j] = t;
 	}
+	add_baselines(p);
 }
 
 /* A Beta(a, b) draw (a, b > 0). */
@@ -294,6 +332,31 @@ static bool untried(const struct parm *r)
 }
 
 /*
+ * Whether every run so far of arm a's load, or of its perturbation, went
+ * slow or was cut (two at least): an untried arm that shares it is not
+ * worth a stint of its own in the tour, it would hold the machine as long
+ * (the noise and jitter rounds of issue 43, every run slow).
+ */
+static bool all_slow(const struct portfolio *p, int a)
+{
+	uint64_t nl = 0, sl = 0, nq = 0, sq = 0;
+
+	for (int b = 0; b < p->n; b++) {
+		const struct parm *r = &p->arm[b];
+		uint64_t n = r->runs + r->cuts, slow = r->slows + r->cuts;
+		if (r->load == p->arm[a].load) {
+			nl += n;
+			sl += slow;
+		}
+		if (r->perturb == p->arm[a].perturb) {
+			nq += n;
+			sq += slow;
+		}
+	}
+	return (nl >= 2 && sl == nl) || (nq >= 2 && sq == nq);
+}
+
+/*
  * Whether arm r is the plain crowd: no perturbation, every CPU, as deep as
  * the slots allow. That is what golang-stress -p N does, the peer that is
  * best on most of the corpus programs that fail natively.
@@ -343,6 +406,87 @@ static int stint_of(const struct portfolio *p, int a, int jobs, uint64_t qruns)
 	return j * rounds;
 }
 
+/*
+ * Poisson bounds on a count of n events at z standard deviations
+ * (Wilson and Hilferty's cube-root approximation, within a few percent of
+ * the exact ones from n = 0 on): the upper bound of 0 events at z = 2 is
+ * 3.8, the lower of 10 is 4.7.
+ */
+static double poisson_upper(double n, double z)
+{
+	double m = n + 1, c = 1.0 - 1.0 / (9.0 * m) + z / (3.0 * sqrt(m));
+
+	return m * c * c * c;
+}
+
+static double poisson_lower(double n, double z)
+{
+	if (n <= 0)
+		return 0;
+	double c = 1.0 - 1.0 / (9.0 * n) - z / (3.0 * sqrt(n));
+	return c > 0 ? n * c * c * c : 0;
+}
+
+void portfolio_rate(const struct portfolio *p, int a, double z, double *lo, double *mid, double *hi)
+{
+	const struct parm *r = &p->arm[a];
+	double conc = arm_conc(r), done = (r->wall_s + r->cut_s) / conc, all = done + r->running_s / conc;
+	double n = (double)r->fails;
+
+	*mid = done > 0 ? n / done : 0;
+	*lo = all > 0 ? poisson_lower(n, z) / all : 0;
+	*hi = done > 0 ? poisson_upper(n, z) / done : INFINITY;
+}
+
+/*
+ * The floor (portfolio.h): first the race, each slot handed to the arm
+ * shown faster than its holder with the highest lower bound, if any;
+ * then the slot furthest below its share of the machine's time (total_s,
+ * runs in flight counted at their time so far) has the stint, its
+ * holder's runs alone. -1: every slot has its share.
+ */
+static int guard_pick(struct portfolio *p, double total_s)
+{
+	double share = PORTFOLIO_GUARD_SHARE / PORTFOLIO_SLOTS, most = 0;
+
+	total_s -= PORTFOLIO_GUARD_AFTER_S;
+	int pick = -1;
+
+	for (int j = 0; j < p->nslot; j++) {
+		struct pslot *g = &p->slot[j];
+		double lo, mid, hi, best;
+		int y = -1;
+		portfolio_rate(p, g->holder, PORTFOLIO_GUARD_Z, &lo, &mid, &best);
+		for (int a = 0; a < p->n; a++) {
+			if (a == g->holder)
+				continue;
+			portfolio_rate(p, a, PORTFOLIO_GUARD_Z, &lo, &mid, &hi);
+			if (lo > best) {
+				best = lo;
+				y = a;
+			}
+		}
+		if (y >= 0) {
+			g->holder = y;
+			g->takeovers++;
+		}
+		/* nor while the failures counted already make the floor
+		 * at the holder's upper bound: after a handful of failures
+		 * of another arm, a slot whose baseline never failed needs
+		 * a share of the machine that shrinks as they grow */
+		portfolio_rate(p, g->holder, PORTFOLIO_GUARD_Z, &lo, &mid, &hi);
+		if ((double)p->fails >= share * hi * total_s)
+			continue;
+		const struct parm *h = &p->arm[g->holder];
+		double behind = share * total_s - (g->machine_s + h->running_s / arm_conc(h));
+		if (behind > most) {
+			most = behind;
+			pick = j;
+		}
+	}
+	return pick >= 0 ? p->slot[pick].holder : -1;
+}
+
 static int choose(struct portfolio *p)
 {
 	double fl[PORTFOLIO_MAX] = { 0 }, nl[PORTFOLIO_MAX] = { 0 };
@@ -355,6 +499,7 @@ static int choose(struct portfolio *p)
 
 	p->stints++;
 	p->remeasure_arm = -1;
+	p->guard = false;
 	if (p->n <= 1)
 		return 0;
 	for (int a = 0; a < p->n; a++) {
@@ -388,6 +533,13 @@ static int choose(struct portfolio *p)
 			plain_s = (r->wall_s + r->running_s) / conc;
 		}
 	}
+	/* the floor before anything else: the baselines' guard slots */
+	int g = guard_pick(p, p->machine_s + running);
+	if (g >= 0) {
+		p->guard = true;
+		p->guard_stints++;
+		return p->last = g;
+	}
 	/*
 	 * Before the first failure the crowd keeps CROWD_SHARE of the
 	 * machine's time, its perturbations in turn: a crowd of runs on every
@@ -416,7 +568,7 @@ static int choose(struct portfolio *p)
 	while (!crowd_turn && p->explored < p->nexplore && total_f == 0) {
 		int a = p->order[p->explored++];
 		/* one that shared an earlier stint has been tried */
-		if (untried(&p->arm[a]))
+		if (untried(&p->arm[a]) && !all_slow(p, a))
 			return p->last = a;
 	}
 	/* an arm never tried now and then: at most one stint each, and such
@@ -504,7 +656,13 @@ static int choose(struct portfolio *p)
 		double ml = nl[r->load] ? wl[r->load] / nl[r->load] : mean_s;
 		double mq = nq[r->perturb] ? wq[r->perturb] / nq[r->perturb] : mean_s;
 		double prior_s = ml * mq / mean_s;
-		double run_s = (r->wall_s + 0.25 * prior_s) / ((double)r->runs + 0.25);
+		double run_s = (r->wall_s + r->cut_s + 0.25 * prior_s) / ((double)r->runs + 0.25);
+		/* runs in flight past twice that cost the arm too: runs that
+		 * all go slow, held to a scaled deadline, are charged before
+		 * the first of them ends */
+		double over = r->running_s - 2.0 * run_s * r->pending;
+		if (over > 0)
+			run_s += over / ((double)r->runs + 0.25);
 		double alpha, beta, theta, score;
 
 		prior = prior < 0.999 ? prior : 0.999;
@@ -571,7 +729,7 @@ int portfolio_member(const struct portfolio *p, int a)
 	if (p->n <= 1 || a < 0 || a >= p->n)
 		return a;
 	const struct parm *s = &p->arm[a];
-	if (p->fails || untried(s))
+	if (p->fails || untried(s) || p->guard)
 		return a;
 	for (int b = 0; b < p->n; b++) {
 		const struct parm *r = &p->arm[b];
@@ -609,17 +767,23 @@ static void count(struct portfolio *p, const struct pheld *h)
 {
 	struct parm *r = &p->arm[h->arm];
 
+	bool failed = h->how == PORTFOLIO_FAIL;
+
 	if (r->pending)
 		r->pending--;
 	r->runs++;
-	r->fails += h->failed;
-	p->fails += h->failed;
+	r->fails += failed;
+	p->fails += failed;
 	r->wall_s += h->wall_s;
 	r->cpu_s += h->cpu_s;
-	if (!h->failed) {
+	if (!failed) {
 		r->passes++;
 		r->pass_s += h->wall_s;
 		r->max_pass_s = fmax(r->max_pass_s, h->wall_s);
+	}
+	if (h->how == PORTFOLIO_SLOW) {
+		r->slows++;
+		r->slow_s += h->wall_s;
 	}
 }
 
@@ -655,8 +819,8 @@ void portfolio_dropped(struct portfolio *p, int a, uint64_t ticket, double now_s
 	portfolio_settle(p, now_s);
 }
 
-void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed, double wall_s, double cpu_s,
-			double now_s)
+void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, enum portfolio_outcome how, double wall_s,
+			double cpu_s, double now_s)
 {
 	struct parm *r;
 
@@ -665,22 +829,34 @@ void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed
 		return;
 	r = &p->arm[a];
 	wall_s = wall_s > 0 ? wall_s : 0;
-	if (p->end_s >= 0 && now_s >= p->end_s)
+	if (p->end_s >= 0 && now_s >= p->end_s && how != PORTFOLIO_CUT)
 		recent_add(&r->gap_s, &r->gap_w, now_s - p->end_s);
 	p->end_s = now_s;
 	/* machine time: a run of a crowd of sixteen takes a sixteenth of it */
 	int conc = arm_conc(r);
 	p->machine_s += wall_s / conc;
+	for (int j = 0; j < p->nslot; j++)
+		if (p->slot[j].holder == a)
+			p->slot[j].machine_s += wall_s / conc;
 	r->ended++;
 	if (r->forced) {
 		p->forced_s += wall_s / conc;
 		r->forced = r->ended < r->forced_until;   /* its one stint */
 	}
+	if (how == PORTFOLIO_CUT) {
+		/* no outcome to hold: its time is the arm's, not a run */
+		r->cuts++;
+		r->cut_s += wall_s;
+		if (r->pending)
+			r->pending--;
+		portfolio_settle(p, now_s);
+		return;
+	}
 	if (p->nheld == PORTFOLIO_LIVE) {
 		count(p, &p->held[0]);
 		memmove(p->held, p->held + 1, (size_t)(--p->nheld) * sizeof(p->held[0]));
 	}
-	p->held[p->nheld++] = (struct pheld){ a, ticket, failed, wall_s, cpu_s > 0 ? cpu_s : 0, now_s };
+	p->held[p->nheld++] = (struct pheld){ a, ticket, how, wall_s, cpu_s > 0 ? cpu_s : 0, now_s };
 	portfolio_settle(p, now_s);
 }
 

@@ -88,9 +88,13 @@ struct parm {
 	int load, perturb;     /* its value on each dimension (auto), else 0 */
 	uint64_t runs, fails;
 	double wall_s;         /* sum over finished runs */
-	uint64_t passes;       /* runs that passed, and their time: how long */
-	double pass_s;         /* a correct run of this arm takes */
-	double max_pass_s;     /* the longest of them */
+	uint64_t passes;       /* runs that ended without failing, slow ones */
+	double pass_s;         /* too, and their time: how long a correct run */
+	double max_pass_s;     /* of this arm takes; the longest of them */
+	uint64_t slows;        /* of the passes, those past their deadline */
+	double slow_s;         /* (PORTFOLIO_SLOW): no pass to the choice */
+	uint64_t cuts;         /* runs cut without an outcome, and their */
+	double cut_s;          /* time: charged to the arm all the same */
 	double cpu_s;          /* CPU time of its finished runs */
 	unsigned pending;      /* started, outcome not yet counted */
 	uint64_t ended;        /* runs ended (counted or held) */
@@ -123,15 +127,67 @@ struct pticket {
 	int arm;
 	uint64_t ticket;
 };
+/*
+ * How a run ended, for the choice: a slow run (past its deadline, not
+ * stuck) and a cut one (still going when the series ended) are no
+ * failure and no pass, and their time is charged to their arm: an arm
+ * whose every run goes slow costs the machine the most and finds nothing
+ * (issue 43: about 250 s of a 420 s series went to jitter and noise
+ * rounds whose every run was slow). false and true are PASS and FAIL.
+ */
+enum portfolio_outcome {
+	PORTFOLIO_PASS,
+	PORTFOLIO_FAIL,
+	PORTFOLIO_SLOW,
+	PORTFOLIO_CUT,
+};
+
 struct pheld {
 	int arm;
 	uint64_t ticket;
-	bool failed;
+	enum portfolio_outcome how;
 	double wall_s, cpu_s, at_s;
+};
+
+/*
+ * The floor (docs/auto.md): the strategies users run today, a plain serial
+ * loop and a plain crowd (golang-stress -p N), are auto's baseline arms.
+ * Each has a guard slot owed PORTFOLIO_GUARD_SHARE / PORTFOLIO_SLOTS (a
+ * quarter) of the machine's time past PORTFOLIO_GUARD_AFTER_S, counted
+ * from the runs of the slot's holder: the baseline itself until another
+ * arm's lower confidence bound on failures per machine second exceeds the
+ * holder's upper bound (a race: the other baseline, or any arm, takes the
+ * slot over once it is shown faster). A slot behind its share has the
+ * next stint, unless the failures counted already make its floor at the
+ * holder's upper bound (after a few failures elsewhere, a baseline that
+ * never failed needs a share that shrinks as they grow). So after T
+ * seconds of machine time auto has found at least a quarter of what the
+ * best baseline alone would have, over T - PORTFOLIO_GUARD_AFTER_S less
+ * one stint: in expectation from the slot's own time, or already counted
+ * (bounds at PORTFOLIO_GUARD_Z standard deviations, one-sided; a wrong
+ * takeover is undone when the bounds part the other way).
+ */
+#define PORTFOLIO_SLOTS 2
+#ifndef PORTFOLIO_GUARD_SHARE   /* bench/portfolio_sim.c builds with 0 to compare */
+#define PORTFOLIO_GUARD_SHARE 0.5
+#endif
+#define PORTFOLIO_GUARD_Z 2.0
+#ifndef PORTFOLIO_GUARD_AFTER_S
+#define PORTFOLIO_GUARD_AFTER_S 5.0
+#endif
+struct pslot {
+	int base;              /* the baseline arm it guards */
+	int holder;            /* the arm whose runs it counts now */
+	double machine_s;      /* the holders' machine time while they held it */
+	int takeovers;
 };
 
 struct portfolio {
 	int n;
+	int nslot;             /* guard slots (the floor, above) */
+	struct pslot slot[PORTFOLIO_SLOTS];
+	bool guard;            /* the stint now is a slot's (no partners) */
+	uint64_t guard_stints;
 	struct parm arm[PORTFOLIO_MAX];
 	int nload, nperturb;   /* values on each dimension */
 	int jobs;              /* the series' own concurrency (auto) */
@@ -195,12 +251,19 @@ int portfolio_member(const struct portfolio *p, int a);
 /* A run of arm a started; returns its ticket (the order of starts). */
 uint64_t portfolio_started(struct portfolio *p, int a);
 
-/* The run `ticket` of arm a ended at now_s (any clock, seconds): failed or
- * passed, after wall_s seconds, having used cpu_s of CPU (its process
- * tree, user and system). Counted now or once the runs of its arm that
- * started before it have ended (at most PORTFOLIO_HOLD_S later). */
-void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, bool failed, double wall_s, double cpu_s,
-			double now_s);
+/* The run `ticket` of arm a ended at now_s (any clock, seconds): `how`
+ * (passed, failed, slow or cut), after wall_s seconds, having used cpu_s
+ * of CPU (its process tree, user and system). Counted now or once the
+ * runs of its arm that started before it have ended (at most
+ * PORTFOLIO_HOLD_S later). */
+void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, enum portfolio_outcome how, double wall_s,
+			double cpu_s, double now_s);
+
+/* Failures per machine second of arm a, and its bounds at z standard
+ * deviations (Poisson, Wilson-Hilferty): what the guard slots race on.
+ * Machine time: its runs' time (slow and cut ones too) over its
+ * concurrency; the lower bound counts its runs in flight as well. */
+void portfolio_rate(const struct portfolio *p, int a, double z, double *lo, double *mid, double *hi);
 
 /* A started run ended without an outcome (abandoned, cut short). */
 void portfolio_dropped(struct portfolio *p, int a, uint64_t ticket, double now_s);

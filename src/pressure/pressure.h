@@ -194,10 +194,10 @@ void pressure_tick(struct pressure *p, int64_t now_ns);
  * -ENOENT when it has none (or no account there). Before pressure_ended. */
 int pressure_run_cpu(struct pressure *p, uint64_t index, double *user_s, double *sys_s);
 
-/* The run `index` ended and nothing of it is alive, after wall_s seconds
- * and cpu_s of CPU; wall_s < 0: it was cancelled (no feedback to the
- * portfolio). Removes its cgroup. */
-void pressure_ended(struct pressure *p, uint64_t index, bool failed, double wall_s, double cpu_s);
+/* The run `index` ended and nothing of it is alive, `how` (passed,
+ * failed, slow, or cut: cancelled), after wall_s seconds and cpu_s of
+ * CPU; wall_s < 0: no feedback to the portfolio. Removes its cgroup. */
+void pressure_ended(struct pressure *p, uint64_t index, enum portfolio_outcome how, double wall_s, double cpu_s);
 /*
  * The deadline of run `index`, as a multiple of --timeout, once it passed
  * the timeout without being stuck: 1 (no more time) unless --chaos auto put

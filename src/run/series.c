@@ -617,11 +617,13 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		if (s->stopping)
 			cancel_all(s, r, now);
 	}
-	/* a slow run does not reward its arm: it is no failure */
+	/* slow and cut runs are no failure and no pass: their time is charged
+	 * to their arm (portfolio.h) */
 	double user_s, sys_s;
 	record_cpu(r, &user_s, &sys_s);
-	pressure_ended(&s->pr, r->index, !r->cancelled && outcome_is_failure(r->outcome),
-		       r->cancelled ? -1.0 : (double)(r->end_mono - r->start_mono) / 1e9, user_s + sys_s);
+	enum portfolio_outcome how = r->cancelled ? PORTFOLIO_CUT : outcome_is_failure(r->outcome) ? PORTFOLIO_FAIL :
+				     r->outcome == OUT_SLOW ? PORTFOLIO_SLOW : PORTFOLIO_PASS;
+	pressure_ended(&s->pr, r->index, how, (double)(r->end_mono - r->start_mono) / 1e9, user_s + sys_s);
 	r->config_json = NULL;
 	capture_release(&r->cap);
 	signature_release(&r->sig);
