@@ -14,13 +14,14 @@ import os
 import re
 import sys
 
-# Who may include whom. Downward only: cli -> bisect, localize -> run -> pressure,
+# Who may include whom. Downward only: cli -> bisect, reproduce -> localize -> run -> pressure,
 # diagnose -> results, signature -> util; survey sits beside run, under cli;
 # suite (per-test results of a test suite) under run.
 ALLOWED = {
-    "cli": {"bisect", "localize", "run", "survey", "deploy", "pressure", "diagnose", "results", "suite", "signature", "util"},
+    "cli": {"bisect", "localize", "reproduce", "run", "survey", "deploy", "pressure", "diagnose", "results", "suite", "signature", "util"},
     "bisect": {"run", "pressure", "results", "signature", "util"},
     "localize": {"run", "pressure", "diagnose", "results", "signature", "util"},
+    "reproduce": {"localize", "run", "pressure", "results", "signature", "util"},
     "run": {"pressure", "diagnose", "results", "suite", "signature", "util"},
     "survey": {"signature", "util"},
     "deploy": {"util"},

@@ -26,5 +26,6 @@ int cmd_bisect(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
 int cmd_k8s(int argc, char **argv);
 int cmd_localize(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ struct subcommand {
 static const struct subcommand commands[] = {
 	{ .name = "run", .fn = cmd_run, .summary = "run a command many times under pressure and record every run" },
 	{ .name = "localize", .fn = cmd_localize, .summary = "find the call sites where timing decides: delays at chosen sites, effect per site" },
+	{ .name = "reproduce", .fn = cmd_reproduce, .summary = "find the condition under which a command fails most runs; prove a fix under it" },
 	{ .name = "explain", .fn = cmd_explain, .summary = "find the crash report in a log: kind, key line, frames, signature" },
 	{ .name = "stacks", .fn = cmd_stacks, .summary = "diagnose a live process tree: thread states, hang class, folded stacks" },
 	{ .name = "survey", .fn = cmd_survey, .summary = "classify a folder of CI logs by failure signature" },

@@ -19,6 +19,7 @@
 #include "cli/cmd.h"
 #include "cli/runopt.h"
 #include "pressure/cpuset.h"
+#include "reproduce/reproducer.h"
 #include "results/finish.h"
 #include "run/machine.h"
 #include "run/matrix.h"
@@ -41,6 +42,7 @@ enum {
 	OPT_TIMEOUT_STRICT,
 	OPT_DIAG,                   /* rundiag.h options, by name */
 	OPT_SHARD,                  /* issue 17 */
+	OPT_REPRODUCER,             /* issue 44 */
 	OPT__END
 };
 
@@ -69,6 +71,7 @@ const struct option runopt_long[] = {
 	{ "matrix", required_argument, NULL, OPT_MATRIX },
 	{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "reproducer", required_argument, NULL, OPT_REPRODUCER },
 	{ "timeout-strict", no_argument, NULL, OPT_TIMEOUT_STRICT },
 	{ "diag-window", required_argument, NULL, OPT_DIAG },
 	{ "no-diag", no_argument, NULL, OPT_DIAG },
@@ -135,6 +138,12 @@ static int parse_until(struct run_opts *o, const char *v)
 		o->until = UNTIL_FAILURES;
 		return 0;
 	}
+	if (!strcmp(v, "confident")) {
+		/* the rate comes from --reproducer (runopt_finish) */
+		o->until = UNTIL_CONFIDENT;
+		o->confident_rate = 0;
+		return 0;
+	}
 	if (!strncmp(v, "confident:", 10)) {
 		/* issue 6: a rate as 0.01 or 1% */
 		char *end;
@@ -186,6 +195,9 @@ int runopt_parse(struct runopt *p, int c, const char *name, const char *arg)
 		break;
 	case OPT_SHARD:
 		p->shard = arg;
+		break;
+	case OPT_REPRODUCER:
+		p->reproducer_path = arg;
 		break;
 	case OPT_DIAG: {
 		char why[256];
@@ -309,11 +321,48 @@ static int shard_resolve(struct runopt *p)
 	return 0;
 }
 
+/* --reproducer FILE (issue 44, reproduce/reproducer.h): its condition for
+ * every run, each with its own seed; the sites attached once the results
+ * folder exists (runopt_prepare_out). `--until confident` without a rate
+ * takes the reproducer's: 0 failures in that many runs put the rate below
+ * the lower bound of the rate it measured. */
+static int reproducer_load(struct runopt *p)
+{
+	struct run_opts *o = &p->o;
+	char why[768];
+
+	if (o->until == UNTIL_CONFIDENT && o->confident_rate <= 0 && !p->reproducer_path)
+		return cli_usage_error(NULL, "--until confident needs a rate (confident:RATE, e.g. "
+				       "confident:1%%) unless --reproducer gives one");
+	if (!p->reproducer_path)
+		return 0;
+	if (p->replay || o->pressure.chaos_set || o->matrix || p->shard)
+		return cli_usage_error(NULL, "--reproducer sets the condition of every run: it cannot be "
+				       "combined with %s", p->replay ? "--replay" : o->pressure.chaos_set ?
+				       "--chaos" : o->matrix ? "--matrix" : "--shard");
+	p->repro = xcalloc(1, sizeof(*p->repro));
+	if (reproducer_read(p->repro, p->reproducer_path, why, sizeof(why)) < 0 ||
+	    reproducer_apply(p->repro, &o->pressure, &o->jobs, p->jobs_set, why, sizeof(why)) < 0)
+		return cli_usage_error(NULL, "%s", why);
+	if (o->until == UNTIL_CONFIDENT && o->confident_rate <= 0) {
+		if (!(p->repro->lo > 0))
+			return cli_usage_error(NULL, "--until confident: the reproducer '%s' states no "
+					       "failure rate; give one (confident:RATE)", p->reproducer_path);
+		o->confident_rate = p->repro->lo;
+	}
+	if (!o->runs && !o->time_ns && o->until == UNTIL_NONE)
+		o->runs = 20;
+	return 0;
+}
+
 int runopt_finish(struct runopt *p)
 {
 	struct run_opts *o = &p->o;
 	int rc = 0;
 
+	rc = reproducer_load(p);
+	if (rc)
+		return rc;
 	if (p->replay) {
 		/* pressure.h / replay.h: the recorded configuration, seed and jobs */
 		char why[768];
@@ -441,6 +490,12 @@ int runopt_prepare_out(struct runopt *p)
 	free(dir);
 	if (!o->out_dir)
 		return cli_usage_error(NULL, "--out: cannot resolve the results directory: %s", strerror(errno));
+	if (p->repro) {
+		char why[768];
+		long um = reproducer_attach(p->repro, o, why, sizeof(why));
+		if (um < 0)
+			return cli_usage_error(NULL, "%s", why);
+	}
 	return 0;
 }
 
@@ -455,6 +510,10 @@ void runopt_release(struct runopt *p)
 	regex_free(o->ignore);
 	regex_free(o->sig_re);
 	runtests_opts_release(&o->tests);
+	if (p->repro) {
+		reproducer_release(p->repro);
+		free(p->repro);
+	}
 	if (o->matrix) {
 		matrix_release(o->matrix);
 		free(o->matrix);

@@ -32,6 +32,8 @@
 
 #include "run/series.h"
 
+struct reproducer;
+
 /* The short options of run_opts (getopt's syntax, no leading '+' or ':'). */
 #define RUNOPT_SHORT "n:j:o:q"
 
@@ -53,6 +55,9 @@ struct runopt {
 	bool shard_env;      /* set by the caller: JOSTLE_SHARD without --shard
 				means --shard auto (`jostle run`; not bisect) */
 	bool seed_set, jobs_set;
+	const char *reproducer_path;  /* --reproducer FILE (borrowed), or NULL (issue 44) */
+	struct reproducer *repro;     /* owned: its condition, read in runopt_finish() and
+				       * attached to this build in runopt_prepare_out() */
 };
 
 /* The defaults of `jostle run` (jobs: the CPUs jostle may use, --timeout 10m, ...). */
