@@ -31,6 +31,15 @@
  *   JOSTLE_CHAOS_STATS   if set, a file to which each process appends one line
  *                        "jostle-chaos: pid P: N calls interposed, D delays"
  *                        at exit (one O_APPEND write, atomic below PIPE_BUF)
+ *   JOSTLE_DELAY_FILE, JOSTLE_DELAY_SLOT
+ *                        jostle's per-run account of what this library did
+ *                        (src/run/late.h): a file of 64-byte slots, this
+ *                        run's at index SLOT, three counters every process of
+ *                        the run adds to with atomic adds on a MAP_SHARED
+ *                        mapping (so it holds even for a run killed at its
+ *                        deadline): the time its threads were held up (ns, as
+ *                        elapsed), of which spinning (ns: CPU the run burned
+ *                        for us), and instructions stepped
  *   JOSTLE_CHAOS_SITES   `jostle localize`: a plan file; call sites are
  *                        recorded and, in its mask mode, delays go only to
  *                        the sites JOSTLE_CHAOS_MASK names (see "call sites"
@@ -131,6 +140,9 @@ static uint64_t g_next_ordinal;   /* atomic */
 static int g_step;                /* JOSTLE_CHAOS_STEP: the step perturbation on */
 static int g_resolved;            /* atomic */
 static char g_stats_path[512];
+/* JOSTLE_DELAY_FILE's slot of this run (above), or NULL */
+enum { DELAY_NS, DELAY_SPIN_NS, DELAY_STEPS };
+static uint64_t *g_delay;
 
 /* The real functions. */
 static int (*real_mutex_lock)(pthread_mutex_t *);
@@ -268,6 +280,17 @@ static void spin_ns(uint64_t ns)
 	while (mono_ns() - t0 < ns);
 }
 
+/* Into the run's account (JOSTLE_DELAY_FILE): held up for ns, spinning
+ * for spin_ns of them. */
+static void account_delay(uint64_t ns, uint64_t spin_ns)
+{
+	if (!g_delay)
+		return;
+	__atomic_fetch_add(&g_delay[DELAY_NS], ns, __ATOMIC_RELAXED);
+	if (spin_ns)
+		__atomic_fetch_add(&g_delay[DELAY_SPIN_NS], spin_ns, __ATOMIC_RELAXED);
+}
+
 /*
  * One perturbation, unconditionally: a yield, a spin or a sleep. What it
  * asked for is charged to the budget (a yield as 10 us), not the time it
@@ -281,6 +304,7 @@ static void perturb_now(struct tstate *t)
 	uint64_t r = rng_splitmix64(&t->rng);
 	uint64_t ns = g_max_ns ? 1000 + (r >> 8) % g_max_ns : 0;
 	int saved = errno;
+	uint64_t t0 = g_delay ? mono_ns() : 0, spun = 0;
 
 	__atomic_fetch_add(&g_delays, 1, __ATOMIC_RELAXED);
 	t->delays++;
@@ -292,12 +316,15 @@ static void perturb_now(struct tstate *t)
 	case 1:
 	case 2:
 		spin_ns(ns);
+		spun = ns;
 		break;
 	default:
 		raw_sleep_ns(ns);
 		break;
 	}
 	t->spent_ns += ns;
+	if (g_delay)
+		account_delay(mono_ns() - t0, spun);
 	errno = saved;
 }
 
@@ -818,13 +845,18 @@ static void step_trap(int sig, siginfo_t *si, void *ucv)
 		uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)STEP_TF;
 		return;
 	}
+	if (g_delay)
+		__atomic_fetch_add(&g_delay[DELAY_STEPS], 1, __ATOMIC_RELAXED);
 	if (t->busy || !own_code(pc) || !x86_shared_access((const unsigned char *)pc) ||
 	    rng_splitmix64(&t->rng) >= g_step_threshold)
 		return;
 	{
 		uint64_t ns = 20000 + rng_splitmix64(&t->rng) % (g_max_ns ? g_max_ns : 1);
 		int saved = errno;
+		uint64_t t0 = g_delay ? mono_ns() : 0;
 		raw_sleep_ns(ns);
+		if (g_delay)
+			account_delay(mono_ns() - t0, 0);
 		t->spent_ns += ns;
 		t->delays++;
 		__atomic_fetch_add(&g_delays, 1, __ATOMIC_RELAXED);
@@ -940,7 +972,10 @@ static void step_begin(struct tstate *t)
 	t->step_decided = 1;
 	if (t->ordinal) {
 		uint64_t ns = (uint64_t)(rng_unit(&t->rng) * (double)g_max_ns);
+		uint64_t t0 = g_delay ? mono_ns() : 0;
 		raw_sleep_ns(ns);
+		if (g_delay)
+			account_delay(mono_ns() - t0, 0);
 		t->spent_ns += ns;
 	} else if (!g_step_main) {
 		return;
@@ -1293,6 +1328,29 @@ static void after_fork_child(void)
 	sites_after_fork();
 }
 
+/* Map this run's slot of JOSTLE_DELAY_FILE (see the top); none: no account. */
+static void delay_init(void)
+{
+	const char *path = getenv("JOSTLE_DELAY_FILE"), *v = getenv("JOSTLE_DELAY_SLOT");
+	int ok = 0;
+	uint64_t slot = v ? parse_u64(v, &ok) : 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!path || !*path || !ok || slot > (1u << 20) || page <= 0)
+		return;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	uint64_t off = slot * 64, base = off / (uint64_t)page * (uint64_t)page;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size >= off + 64) {
+		void *m = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
+		if (m != MAP_FAILED)
+			g_delay = (uint64_t *)((char *)m + (off - base));
+	}
+	close(fd);
+}
+
 __attribute__((constructor)) static void chaos_init(void)
 {
 	const char *v;
@@ -1331,6 +1389,7 @@ __attribute__((constructor)) static void chaos_init(void)
 	v = getenv("JOSTLE_CHAOS_STATS");
 	if (v && strlen(v) < sizeof(g_stats_path))
 		memcpy(g_stats_path, v, strlen(v) + 1);
+	delay_init();
 	sites_init();
 	resolve_all();
 	step_init();

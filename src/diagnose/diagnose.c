@@ -1396,7 +1396,8 @@ void diag_evidence_hot(const struct diag *d, struct evidence *ev)
 	size_t nc = 0;
 	for (size_t i = 0; i < d->nthreads; i++) {
 		const struct diag_thread *t = &d->threads[i];
-		if (t->role == DIAG_ROLE_ZOMBIE || 2 * t->cpu_ns < top)
+		bool hot = top ? 2 * t->cpu_ns >= top : t->role == DIAG_ROLE_SPIN;
+		if (t->role == DIAG_ROLE_ZOMBIE || !hot)
 			continue;
 		for (size_t k = 0; k <= d->nmore; k++) {
 			const struct stack_thread *sk = stack_set_find(k ? &d->more[k - 1] : &d->stacks, t->tid);

@@ -830,6 +830,24 @@ double pressure_timeout_scale(struct pressure *p, uint64_t index, double timeout
 	return portfolio_timeout_scale(&p->pf, r->arm, timeout_s);
 }
 
+bool pressure_run_loaded(struct pressure *p, uint64_t index, unsigned *ncpus)
+{
+	struct pressure_run *r;
+
+	*ncpus = (unsigned)p->avail.n;
+	if (!p->on || !p->runs || !(r = find_run(p, index)))
+		return false;
+	if (r->cpus.n)
+		*ncpus = (unsigned)r->cpus.n;
+	const struct pconfig *c = arm_cfg(p, r->arm);
+	if (c->noise || c->jitter || (c->chaos & CHAOS_THREADS))
+		return true;
+	/* auto's crowds and one-CPU arms: more runs at once, or fewer CPUs,
+	 * than the user's -j on the series' CPUs */
+	unsigned base = p->po->base_jobs ? p->po->base_jobs : p->jobs;
+	return p->is_auto && (c->ncpus > 0 || arm_jobs(p, r->arm) > base);
+}
+
 void pressure_settings_json(const struct pressure *p, struct dbuf *b)
 {
 	char list[256], nz[128] = "";

@@ -207,6 +207,14 @@ void pressure_ended(struct pressure *p, uint64_t index, enum portfolio_outcome h
  */
 double pressure_timeout_scale(struct pressure *p, uint64_t index, double timeout_s);
 
+/*
+ * Whether jostle put load on run `index` (late.h: load may explain a run
+ * past its deadline): background noise or jitter, thread chaos, or under
+ * auto a crowd (more runs at once than the series' own -j) or an arm of
+ * fewer CPUs. *ncpus: the CPUs of its set. Before pressure_ended.
+ */
+bool pressure_run_loaded(struct pressure *p, uint64_t index, unsigned *ncpus);
+
 /* Members for the series line's "settings" (",\"cpus\":..." form: each
  * member preceded by a comma); nothing without pressure. */
 void pressure_settings_json(const struct pressure *p, struct dbuf *b);

@@ -107,6 +107,7 @@ static void *worker(void *arg)
 	job->diag_json = dbuf_detach(&b, NULL);
 	dbuf_release(&b);
 	diag_evidence(&d, &job->hang);
+	diag_evidence_hot(&d, &job->hot);
 	job->hang_done = d.kind != DIAG_GONE;
 	diag_release(&d);
 

@@ -66,6 +66,7 @@ struct diagpool_job {
 	/* results, read only after diagpool_reap() returned the job */
 	char *diag_json;          /* owned: the record's "diag" object */
 	struct evidence hang;     /* kind, key line, culprit frames */
+	struct evidence hot;      /* the same as a busy-wait: the hottest threads' frames */
 	bool hang_done;           /* the tree was there to diagnose */
 	bool python_ended;        /* Python processes were asked for tracebacks */
 };

@@ -134,6 +134,16 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kstr(b, "outcome", outcome_name(r->outcome));
 	if (r->extended)
 		jsonw_kdbl(b, "timeout_scale", r->timeout_scale);
+	/* past its deadline: what it was (late.h, docs/timeouts.md) */
+	if (r->late && (r->outcome == OUT_HANG || r->outcome == OUT_SLOW)) {
+		jsonw_kstr(b, "late", r->late);
+		if (r->outcome == OUT_SLOW)
+			jsonw_kstr(b, "slow_why", r->slow_why);
+		if (r->cpu_factor > 0)
+			jsonw_kdbl(b, "cpu_factor", (double)(int64_t)(r->cpu_factor * 10 + 0.5) / 10);
+	}
+	if (r->delays.delay_s > 0 || r->delays.steps)   /* the chaos library's, delays.h */
+		jsonw_kdbl(b, "chaos_delay_s", r->delays.delay_s);
 	/* how it ended, when it ended by itself (not killed at its deadline) */
 	bool own = !r->timed_out || r->ended_by_itself;
 	jsonw_key(b, "exit");

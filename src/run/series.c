@@ -104,6 +104,10 @@ struct series {
 	struct strvec env;
 	size_t env_run, env_seed, env_seed32;
 	ptrdiff_t env_crash;        /* JOSTLE_CRASH_DIR's slot, -1 without the crash handler */
+	size_t env_delay;           /* JOSTLE_DELAY_SLOT's (delays.h) */
+	char delay_var[40], *delay_slot;   /* ... and the vector's own string of it */
+	struct delays delays;       /* what the chaos library did to each run (delays.h) */
+	struct late_ref late_ref;   /* passing runs, for the verdict on late ones (late.h) */
 	char *crash_var;            /* borrowed: that slot's own string */
 	char run_var[40], seed_var[48], seed32_var[32];
 	struct dbuf text;           /* scratch: a run's captured text */
@@ -124,6 +128,7 @@ struct cell_plan {
 	cpu_set_t cpus;
 	unsigned ncpus;             /* 0: no cpus axis, inherit */
 	char cpu_list[256];         /* the same as a list, "0-1" */
+	struct late_ref late_ref;   /* the cell's passing runs: its variables may change the work */
 };
 
 /* The first n CPUs we may run on, as a mask and as a list. */
@@ -226,6 +231,10 @@ static void env_build(struct series *s)
 	s->env_seed = s->env.nr - 1;
 	strvec_push(&s->env, "JOSTLE_SEED32=");
 	s->env_seed32 = s->env.nr - 1;
+	delays_env(&s->delays, &s->env);
+	strvec_push(&s->env, "JOSTLE_DELAY_SLOT=");
+	s->env_delay = s->env.nr - 1;
+	s->delay_slot = s->env.v[s->env_delay];
 }
 
 static void env_for_run(struct series *s, struct run *r)
@@ -243,6 +252,11 @@ static void env_for_run(struct series *s, struct run *r)
 	s->env.v[s->env_run] = s->run_var;
 	s->env.v[s->env_seed] = s->seed_var;
 	s->env.v[s->env_seed32] = s->seed32_var;
+	/* the run's slot of the delay account: its engine slot */
+	size_t slot = (size_t)(r - s->slots);
+	snprintf(s->delay_var, sizeof(s->delay_var), "JOSTLE_DELAY_SLOT=%zu", slot);
+	s->env.v[s->env_delay] = s->delay_var;
+	delays_reset(&s->delays, slot);
 }
 
 static void env_restore(struct series *s, char *run_slot, char *seed_slot, char *seed32_slot)
@@ -252,6 +266,7 @@ static void env_restore(struct series *s, char *run_slot, char *seed_slot, char 
 	s->env.v[s->env_run] = run_slot;
 	s->env.v[s->env_seed] = seed_slot;
 	s->env.v[s->env_seed32] = seed32_slot;
+	s->env.v[s->env_delay] = s->delay_slot;
 }
 
 /* ---- launching ------------------------------------------------------ */
@@ -471,22 +486,74 @@ static void account_cgroup(struct series *s, struct run *r)
 }
 
 /*
- * A run past its deadline is a hang when it is stuck. It is `slow`, not a
- * failure, when the diagnosis found it progressing, or when it ended with
- * status 0 on its own; one that ended on its own otherwise is judged by how
- * it ended (its own failure, not ours), unless the diagnosis had seen it
- * stuck, which then decides (a program's own watchdog firing at the same
- * moment must not split one hang in two). --timeout-strict: always a hang.
+ * CPU of one instruction stepped by --chaos step (a trap and our handler),
+ * taken out of a stepped run's CPU. NEEDSWORK: an estimate, not measured.
  */
-static enum outcome late_outcome(const struct run_opts *o, const struct run *r)
+#define STEP_CPU_S 3e-6
+
+/* The run's own CPU: its tree's, less what jostle's chaos library spent in
+ * it (its spins, the traps of its instruction steps). */
+static double own_cpu(const struct run *r)
 {
+	double user_s, sys_s;
+	record_cpu(r, &user_s, &sys_s);
+	double c = user_s + sys_s - r->delays.spin_s - (double)r->delays.steps * STEP_CPU_S;
+	return c > 0 ? c : 0;
+}
+
+/* Where the run's passing runs are kept: per matrix cell (a cell's
+ * variables may change the work), else one for the series (auto's arms
+ * change the schedule, not the work). */
+static struct late_ref *late_ref_of(struct series *s, const struct run *r)
+{
+	if (s->cells)
+		return &s->cells[matrix_cell(s->o->matrix, r->index)].late_ref;
+	return &s->late_ref;
+}
+
+/*
+ * A run past its deadline (late.h, docs/timeouts.md): a hang when it spun
+ * (several times a passing run's CPU) or was stuck; `slow`, no failure,
+ * only when what jostle did accounts for it (its injected delay, its arm's
+ * load, an interpreter's exit cleanup); else the user's timeout, a hang.
+ * One that ended on its own with a failure is judged by how it ended (its
+ * own failure, not ours), unless the diagnosis had seen it stuck, which
+ * then decides (a program's own watchdog firing at the same moment must
+ * not split one hang in two). --timeout-strict: always a hang.
+ */
+static enum outcome late_outcome(struct series *s, struct run *r)
+{
+	const struct run_opts *o = s->o;
 	if (o->timeout_strict)
 		return OUT_HANG;
-	if (!r->ended_by_itself || rundiag_python_ended(r))
-		return rundiag_progressing(r) ? OUT_SLOW : OUT_HANG;
-	if (WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 && !o->fail_on)
-		return OUT_SLOW;
-	return rundiag_saw_stuck(r) ? OUT_HANG : OUT__COUNT;   /* by how it ended */
+	bool own_end = r->ended_by_itself && !rundiag_python_ended(r);
+	bool ok = own_end && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 && !o->fail_on;
+	if (own_end && !ok) {
+		if (!rundiag_saw_stuck(r))
+			return OUT__COUNT;   /* by how it ended */
+		r->late = "stuck";
+		return OUT_HANG;
+	}
+	const struct late_ref *ref = late_ref_of(s, r);
+	unsigned ncpus = 0;
+	struct late_in in = {
+		.cpu_s = own_cpu(r),
+		.wall_s = (double)(r->end_mono - r->start_mono) / 1e9,
+		.delay_s = r->delays.delay_s,
+		.loaded = pressure_run_loaded(&s->pr, r->index, &ncpus),
+		.ended_ok = ok,
+		.exit_cleanup = rundiag_exit_cleanup(r),
+		.seen = rundiag_seen(r),
+		.ref_cpu_s = late_ref_cpu(ref),
+		.ref_wall_s = late_ref_wall(ref),
+	};
+	in.cpus = ncpus ? ncpus : machine_cpus();
+	struct late_out out;
+	late_judge(&in, &out);
+	r->late = out.late;
+	r->slow_why = out.slow_why;
+	r->cpu_factor = out.cpu_factor;
+	return out.verdict == LATE_SLOW ? OUT_SLOW : OUT_HANG;
 }
 
 static void classify(struct series *s, struct run *r)
@@ -503,7 +570,7 @@ static void classify(struct series *s, struct run *r)
 		/* a diagnosis that found the tree gone: it had ended before our signals */
 		if (rundiag_found_gone(r) && WIFEXITED(r->status))
 			r->ended_by_itself = true;
-		r->outcome = late_outcome(o, r);
+		r->outcome = late_outcome(s, r);
 	}
 	if (r->outcome == OUT_HANG || r->outcome == OUT_SLOW)
 		;
@@ -561,6 +628,8 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		r->fd = -1;
 	}
 	r->end_mono = r->end_mono ? r->end_mono : now;
+	account_cgroup(s, r);   /* its whole CPU, before it is judged */
+	delays_read(&s->delays, (size_t)(r - s->slots), &r->delays);
 	if (r->cancelled) {
 		/* Still going when the series ended: recorded, so that a long
 		 * run cut by --time does not vanish, and counted in no rate.
@@ -579,7 +648,6 @@ static void finish(struct series *s, struct run *r, int64_t now)
 				results_lost(s, rc, now);
 			dbuf_reset(&s->line);
 			r->cut_by = s->stop_reason;
-			account_cgroup(s, r);
 			record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
 				   rc < 0 ? NULL : logrel);
 			write_record(s, now);
@@ -599,7 +667,8 @@ static void finish(struct series *s, struct run *r, int64_t now)
 			if (r->outcome == OUT_PASS)
 				s->first_pass_logged = (int64_t)r->index;
 		}
-		account_cgroup(s, r);
+		if (r->outcome == OUT_PASS)   /* what a passing run costs (late.h) */
+			late_ref_add(late_ref_of(s, r), own_cpu(r), (double)(r->end_mono - r->start_mono) / 1e9);
 		dbuf_reset(&s->line);
 		record_run(&s->line, s->series_id, r, s->start_mono, &r->cap,
 			   want_log ? logrel : NULL);
@@ -1166,6 +1235,11 @@ int series_run(struct run_opts *o)
 		free(s.pidbuf);
 		return 2;
 	}
+	/* with a chaos library in the series, what it does to each run is
+	 * counted (delays.h); without the account a late run's delay is 0 */
+	if (s.pr.lib && (rc = delays_open(&s.delays, o->out_dir, s.nslots)) < 0)
+		fprintf(stderr, "jostle: warning: no account of injected delays (%s); runs that sync chaos "
+			"slows past --timeout count as hangs\n", strerror(-rc));
 	if (workers) {
 		rc = diagpool_init(&s.pool, o->out_dir, o->diag.window_ms, workers);
 		if (rc < 0)
@@ -1229,6 +1303,7 @@ int series_run(struct run_opts *o)
 	strvec_release(&s.env);
 	strvec_release(&s.argv_run);
 	cells_release(&s);
+	delays_close(&s.delays);
 	dbuf_release(&s.text);
 	dbuf_release(&s.text_sym);
 	dbuf_release(&s.line);

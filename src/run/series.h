@@ -17,6 +17,7 @@
 
 #include "pressure/pressure.h"
 #include "run/capture.h"
+#include "run/delays.h"
 #include "run/fdlimit.h"
 #include "run/plan.h"
 #include "run/rundiag.h"
@@ -135,6 +136,11 @@ struct run {
 	bool no_record;           /* started without a crash record (recsample.h) */
 	bool frames_taken;        /* crashed so; its signature taken from the records of ... */
 	uint64_t frames_from;     /* ... this run's bare key, the first of them this run */
+	/* past its deadline (late.h): the verdict's words for the record, static
+	 * strings or NULL when it was not late, and its CPU over a passing run's */
+	const char *late, *slow_why;
+	double cpu_factor;
+	struct delay_acct delays; /* what jostle's chaos library did to it (delays.h) */
 	char *diag_json;          /* owned: a JSON object for the record's "diag", or NULL */
 	struct rundiag_state *diag_state;  /* owned: hang evidence until classified (rundiag.h) */
 	struct runtests_state *tests;      /* owned: per-test results with --tests (runtests.h) */
