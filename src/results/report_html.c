@@ -595,6 +595,79 @@ static void examples(struct dbuf *b, const struct results *r, size_t n)
 	dbuf_release(&log);
 }
 
+#define HTML_MAX_TEST_ROWS 40
+
+/* One table of tests (report_md.c's test_table): name, failed/runs, rate,
+ * interval, the run indices of the first and last failure, the message. */
+static void test_table(struct dbuf *b, const struct results *r, const char *title,
+		       const size_t *idx, size_t n)
+{
+	dbuf_addf(b, "<h3>%s (%zu)</h3><table><tr><th>test</th><th>failed</th><th>rate</th>"
+		     "<th>95%% interval</th><th>runs</th><th>message</th></tr>", title, n);
+	for (size_t i = 0; i < n && i < HTML_MAX_TEST_ROWS; i++) {
+		const struct results_test *t = &r->tests[idx[i]];
+		double lo, hi;
+		char a[32], l[32], h[32];
+		stats_wilson(t->fails, t->runs, STATS_Z95, &lo, &hi);
+		report_pct(a, sizeof(a), t->runs ? (double)t->fails / (double)t->runs : 0);
+		report_pct(l, sizeof(l), lo);
+		report_pct(h, sizeof(h), hi);
+		dbuf_adds(b, "<tr><td><code>");
+		esc(b, t->name);
+		dbuf_addf(b, "</code></td><td class=\"n\">%" PRIu64 "/%" PRIu64 "</td><td class=\"n\">"
+			     "%s</td><td>%s\xe2\x80\x93%s</td><td>%" PRId64 "..%" PRId64 "</td><td>",
+			  t->fails, t->runs, a, l, h, t->first_fail, t->last_fail);
+		if (t->crashes || t->hangs)
+			dbuf_addf(b, "%" PRIu64 " crash, %" PRIu64 " hang; ", t->crashes, t->hangs);
+		if (t->key_line[0]) {
+			dbuf_adds(b, "<code>");
+			esc_cut(b, t->key_line[0], 160);
+			dbuf_adds(b, "</code>");
+		}
+		if (t->sig_id[1])
+			dbuf_addf(b, " (and %d more messages)", t->sig_id[2] ? (t->sig_id[3] ? 3 : 2) : 1);
+		dbuf_adds(b, "</td></tr>");
+	}
+	dbuf_adds(b, "</table>");
+	if (n > HTML_MAX_TEST_ROWS)
+		dbuf_addf(b, "<p class=\"meta\">%zu more are in summary.json.</p>", n - HTML_MAX_TEST_ROWS);
+}
+
+/* --tests: flaky tests, always-failing tests, the tests whose time varies
+ * most; the same section as report.md's. */
+static void tests_section(struct dbuf *b, const struct results *r)
+{
+	size_t *idx = xcalloc(r->tests_nr + 1, sizeof(*idx));
+	size_t nflaky = report_tests_flaky(r, idx), nalways = report_tests_always(r, NULL);
+	dbuf_addf(b, "<h2>Tests</h2><div class=\"panel\" id=\"tests\"><p>%zu tests in %" PRIu64
+		     " runs with per-test results: <b>%zu flaky</b> (failed in some runs, passed in "
+		     "others), %zu always failing.</p>", r->tests_nr, r->totals.with_tests, nflaky, nalways);
+	if (nflaky)
+		test_table(b, r, "Flaky tests", idx, nflaky);
+	if (nalways) {
+		report_tests_always(r, idx);
+		test_table(b, r, "Always failing", idx, nalways);
+	}
+	size_t nvar = report_tests_variance(r, idx, 5);
+	if (nvar) {
+		dbuf_adds(b, "<h3>Time varies most (seconds)</h3><table><tr><th>test</th><th>mean</th>"
+			     "<th>sd</th><th>min</th><th>max</th></tr>");
+		for (size_t i = 0; i < nvar; i++) {
+			const struct results_test *t = &r->tests[idx[i]];
+			dbuf_adds(b, "<tr><td><code>");
+			esc(b, t->name);
+			dbuf_addf(b, "</code></td><td class=\"n\">%.3g</td><td class=\"n\">%.3g</td>"
+				     "<td class=\"n\">%.3g</td><td class=\"n\">%.3g</td></tr>",
+				  t->tsum / (double)t->timed, results_test_sd(t), t->tmin, t->tmax);
+		}
+		dbuf_adds(b, "</table>");
+	}
+	dbuf_adds(b, "<p class=\"meta\">Rates are of the runs that ran the test (skips are in none), "
+		     "with 95% Wilson intervals; a test running when its suite crashed or hung failed "
+		     "in that run.</p></div>\n");
+	free(idx);
+}
+
 int report_html(struct dbuf *b, const struct results *r)
 {
 	const struct results_totals *t = &r->totals;
@@ -670,6 +743,8 @@ int report_html(struct dbuf *b, const struct results *r)
 		groups_table(b, r->arms, r->arms_nr, "chaos configuration");
 		dbuf_adds(b, "</div>\n");
 	}
+	if (r->tests_nr)
+		tests_section(b, r);
 	if (nsig) {
 		dbuf_adds(b, "<h2>Examples</h2><div id=\"examples\">");
 		examples(b, r, nsig);

@@ -182,6 +182,21 @@ static void read_pattern(const struct run_opts *o, const struct run *r, struct t
 	dbuf_release(&pat);
 }
 
+/* A run that ended by itself gave no test at all: the runner wrote no XML
+ * where auto pointed it, and printed no test lines. Said once per process
+ * (the runs of a series, and a bisection's, share one command), on the
+ * engine's thread, as the first such run is classified. */
+static void say_no_junit(const struct run *r, const char *own)
+{
+	static bool said;
+	if (said)
+		return;
+	said = true;
+	fprintf(stderr, "jostle: --tests auto: run %" PRIu64 " gave no test results (no JUnit XML "
+		"at '%s', no test lines in its output); have the command write \"$JOSTLE_JUNIT\", "
+		"or give --tests junit:PATTERN for where it writes its XML\n", r->index, own);
+}
+
 void runtests_collect(const struct run_opts *o, struct run *r, const char *text, size_t len)
 {
 	if (o->tests.mode == TESTS_OFF)
@@ -233,6 +248,8 @@ void runtests_collect(const struct run_opts *o, struct run *r, const char *text,
 	}
 	if (!failed)
 		unlink(own);   /* kept only as the evidence of a failure */
+	if (!st->list.nr && o->tests.mode == TESTS_AUTO && (r->outcome == OUT_PASS || r->outcome == OUT_FAIL))
+		say_no_junit(r, own);
 	free(own);
 	if (!st->list.nr) {
 		runtests_release_state(st);

@@ -136,7 +136,14 @@ const struct extractor extractor_table[] = {
 	 * summary cut off, -p no:terminal) */
 	{ .name = "pytest-E", .outcome = "fail", .tier = T2,
 	  .anchor = "E ",
-	  .pattern = "^E {2,}((?:[A-Za-z_][\\w.]*\\.)?[A-Z]\\w*(?:Error|Exception|Failed|Failure|Exit|Interrupt)\\b(?::.*?)?|assert .*?)\\s*$",
+	  .pattern = "^E {2,}((?:[A-Za-z_][\\w.]*\\.)?[A-Z]\\w*(?:Error|Exception|Failed|Failure|Exit|Interrupt)\\b(?::.*?)?)\\s*$",
+	  .key = "$1" },
+	/* its "E       assert (3 % 5) != 3": the key of a bare assert, ranked
+	 * below the line above, so that `assert x, "msg"` keys on pytest's
+	 * "E       AssertionError: msg" and not on the condition it explains */
+	{ .name = "pytest-E-assert", .outcome = "fail", .tier = T2,
+	  .anchor = "E ",
+	  .pattern = "^E {2,}(assert .*?)\\s*$",
 	  .key = "$1" },
 	{ .name = "cuda", .outcome = "fail", .tier = T2,
 	  .anchor = "CUDA_ERROR_",

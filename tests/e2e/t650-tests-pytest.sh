@@ -6,7 +6,16 @@
 # interpreter mid-suite keeps the tests it finished, plus the crash, named
 # after the test that was running.
 . "$(dirname "$0")/../lib.sh"
+lacks_in() { ! grep -Eq -- "$1" "$2"; }   # lacks_in REGEX FILE
 PY=/usr/bin/python3
+
+# A command that writes no JUnit XML and prints no test lines: one line
+# says what auto looked for and how to point it at the XML, once.
+"$JOSTLE" run -n 3 --tests auto -o "$TMP/none" -- true > /dev/null 2> "$TMP/none.err"
+check_eq "auto, no XML: exit 0" "$?" 0
+check_eq "auto, no XML: said once, naming the file and the options" \
+	"$(grep -c "^jostle: --tests auto: run [0-9] gave no test results (no JUnit XML at '$TMP/none/junit/[0-9].xml', no test lines in its output); have the command write \"\$JOSTLE_JUNIT\", or give --tests junit:PATTERN" "$TMP/none.err")" 1
+
 if ! "$PY" -c 'import pytest' 2>/dev/null; then
 	echo "ok - # SKIP python3-pytest is not installed (scripts/setup.sh installs it)"
 	exit 0
@@ -29,9 +38,14 @@ check_eq "pytest x50: 8 tests, the parametrized ones apart" \
 	"['test_flaky_handshake', 'test_skipped', 'test_stable_add', 'test_stable_param[1]', 'test_stable_param[2]', 'test_stable_upper', 'test_timing_varies', 'test_zz_abort_when_asked']"
 check_eq "pytest x50: the skipped test is in no rate" \
 	"$(json "$TMP/py/summary.json" '[(t["runs"], t["skips"]) for t in d["tests"] if t["name"].endswith("test_skipped")]')" "[(0, 50)]"
-check_eq "pytest x50: the flaky test's message is its assertion" \
-	"$(json "$TMP/py/summary.json" '[("assert" in m["key_line"] or m["key_line"].startswith("AssertionError")) for t in d["tests"] if t["flaky"] for m in t["messages"]]')" \
-	"[True]"
+check_eq "pytest x50: the flaky test's message is its assertion's message, not its condition" \
+	"$(json "$TMP/py/summary.json" '[m["key_line"].split(":")[0].split()[-1] + ":" + m["key_line"].split(":")[1] for t in d["tests"] if t["flaky"] for m in t["messages"]]')" \
+	"['AssertionError: handshake lost on run 3']"
+check "pytest x50: no message from 'E   assert' in the summary" lacks_in "E +assert " "$TMP/py/summary.json"
+check "pytest x50: report.html has the flaky tests, with the test's rate" \
+	grep -Eq '<h3>Flaky tests \(1\)</h3><table>.*<code>[^<]*test_flaky_handshake</code></td><td class="n">10/50</td><td class="n">20\.0%</td>' "$TMP/py/report.html"
+check "pytest x50: report.html has the always-failing and time sections' frame" \
+	grep -q '<h2>Tests</h2><div class="panel" id="tests"><p>8 tests in 50 runs with per-test results: <b>1 flaky</b>' "$TMP/py/report.html"
 check "pytest x50: the closing summary names it with its rate" \
 	grep -Eq 'test_flaky_handshake +10/50 +20\.0% \(95% CI 11\.2%.33\.0%\)' "$TMP/py.err"
 check "pytest x50: report.md names it in the flaky table" \

@@ -272,6 +272,22 @@ int main(void)
 	CHECK_STR(dbuf_str(&d), "boom");
 	dbuf_release(&d);
 
+	/* pytest's detail of `assert x, "msg"`: the message is the key, not the
+	 * condition pytest explains below it (issue 45); a bare assert keys on
+	 * its condition */
+	scan("    def test_flaky_handshake():\n"
+	     ">       assert RUN % 5 != 3, \"handshake lost on run %d\" % RUN\n"
+	     "E       AssertionError: handshake lost on run 3: ack 0x1003 never came\n"
+	     "E       assert (3 % 5) != 3\n"
+	     "\n"
+	     "tests/test_suite.py:24: AssertionError\n", 0);
+	CHECK_STR(primary_key(), "AssertionError: handshake lost on run N: ack 0x<hex> never came");
+	scan(">       assert total == 3\n"
+	     "E       assert 2 == 3\n"
+	     "\n"
+	     "tests/test_suite.py:30: AssertionError\n", 0);
+	CHECK_STR(primary_key(), "assert N == N");
+
 	/* the table: names, tiers and anchors are consistent */
 	int bad = 0;
 	for (size_t i = 0; i < extractor_count; i++) {
