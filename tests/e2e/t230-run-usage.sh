@@ -48,3 +48,10 @@ check "bad input ran nothing" test ! -e "$TMP/used/summary.json"
 check_eq "--version" "$?" 0
 "$JOSTLE" run --help | grep -q -- '--until RULE'
 check_eq "run --help" "$?" 0
+
+# --tests junit:FILE is checked against -j as it will be, not as given: on
+# one CPU --chaos auto runs a crowd of 8 at once, which would share FILE.
+taskset -c 0 "$JOSTLE" run -n 1 --chaos auto --tests junit:x.xml -o "$TMP/tj" -- "$F" > /dev/null 2> "$TMP/tj.err"
+check_eq "--tests junit:FILE, --chaos auto on one CPU: exit 2, one line" "$?:$(wc -l < "$TMP/tj.err")" "2:1"
+check "--tests junit:FILE, --chaos auto on one CPU: names the resolved -j 8" grep -q "with -j 8 the runs would write one file" "$TMP/tj.err"
+check "--tests junit:FILE: nothing created" test ! -e "$TMP/tj"
