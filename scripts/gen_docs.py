@@ -132,6 +132,17 @@ def table_options(md):
     return found
 
 
+def doc_rows(md):
+    """Option -> the Markdown table rows whose first cell names it."""
+    rows = {}
+    for line in md.splitlines():
+        m = re.match(r"^\|\s*([^|]*)\|", line)
+        if m:
+            for opt in OPT_RE.findall(m.group(1)):
+                rows.setdefault(opt, []).append(line)
+    return rows
+
+
 def man_tp_options(man):
     """Options named on the line after each .TP of the man page."""
     found, lines = set(), man.splitlines()
@@ -176,7 +187,15 @@ def check(jostle, root):
                   "no 'jostle %s' in docs/%s" % (cmd, ", docs/".join(p for p, _ in present)))
         tap.check(re.search(r"^\.SS.*\b%s\b" % re.escape(cmd), man, re.M) is not None,
                   "man page has a section for %s" % cmd)
-        for short, opt, _, _ in defs:
+        rows = doc_rows(guide)
+        for short, opt, _, meaning in defs:
+            dm = re.search(r"\(default ([^\s,;)]+)[;)]", meaning)
+            mine = [r for r in rows.get(opt, []) if "default" in r]
+            if dm and mine:
+                want = dm.group(1).split("<")[0]     # jostle-<seed>: its fixed part
+                tap.check(any(re.search(r"(?<![\w.])`?%s`?(?![\w.])" % re.escape(want), r) for r in mine),
+                          "docs/ gives the default of %s %s as --help does (%s)" % (cmd, opt, want),
+                          "a table row of %s says another default: %s" % (opt, mine[0][:160]))
             tap.check(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), guide) is not None,
                       "docs/ documents %s %s" % (cmd, opt),
                       "add it to docs/%s (a table row `| `%s ...` | meaning |`)" % (pages_of(cmd)[0], opt))
