@@ -143,6 +143,21 @@ def doc_rows(md):
     return rows
 
 
+def man_entries(man):
+    """Option -> the text of each .TP entry of the man page that names it."""
+    entries, lines = {}, man.replace("\\-", "-").splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith(".TP"):
+            body = []
+            for l in lines[i + 2:]:
+                if l.startswith((".TP", ".SS", ".SH", ".PP")):
+                    break
+                body.append(re.sub(r"\\f[BIRP]", "", l))
+            for opt in OPT_RE.findall(lines[i + 1]):
+                entries.setdefault(opt, []).append(" ".join(body))
+    return entries
+
+
 def man_tp_options(man):
     """Options named on the line after each .TP of the man page."""
     found, lines = set(), man.splitlines()
@@ -170,6 +185,7 @@ def check(jostle, root):
     tap = Tap()
     docs = os.path.join(root, "docs")
     man = read(os.path.join(docs, "jostle.1")) or ""
+    man_ents = man_entries(man)
     cmds = commands(jostle)
     tap.check(bool(cmds), "jostle --help lists commands")
     defined = set()
@@ -191,11 +207,17 @@ def check(jostle, root):
         for short, opt, _, meaning in defs:
             dm = re.search(r"\(default ([^\s,;)]+)[;)]", meaning)
             mine = [r for r in rows.get(opt, []) if "default" in r]
+            want = dm.group(1).split("<")[0] if dm else ""   # jostle-<seed>: its fixed part
+            end = "" if dm and "<" in dm.group(1) else r"(?![\w.])"
             if dm and mine:
-                want = dm.group(1).split("<")[0]     # jostle-<seed>: its fixed part
-                tap.check(any(re.search(r"(?<![\w.])`?%s`?(?![\w.])" % re.escape(want), r) for r in mine),
+                tap.check(any(re.search(r"(?<![\w.])`?%s`?%s" % (re.escape(want), end), r) for r in mine),
                           "docs/ gives the default of %s %s as --help does (%s)" % (cmd, opt, want),
                           "a table row of %s says another default: %s" % (opt, mine[0][:160]))
+            mine = [e for e in man_ents.get(opt, []) if "default" in e]
+            if dm and mine:
+                tap.check(any(re.search(r"(?<![\w.])%s%s" % (re.escape(want), end), e) for e in mine),
+                          "man page gives the default of %s %s as --help does (%s)" % (cmd, opt, want),
+                          "its .TP entry says another default: %s" % mine[0][:160])
             tap.check(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), guide) is not None,
                       "docs/ documents %s %s" % (cmd, opt),
                       "add it to docs/%s (a table row `| `%s ...` | meaning |`)" % (pages_of(cmd)[0], opt))
