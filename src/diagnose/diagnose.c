@@ -412,6 +412,7 @@ static void python_stacks(struct diag *d, struct diag_proc *p)
 	int n = pystack_read(p->pid, &ps);
 	if (ps.version)
 		pyoffsets_version_str(ps.version, p->py_version, sizeof(p->py_version));
+	p->py_finalizing = ps.finalizing;
 	if (n > 0)
 		p->py_threads = (unsigned)pystack_merge(&ps, &d->stacks, p->pid);
 	p->py_frames = p->py_threads > 0;
@@ -590,12 +591,15 @@ static void set_exit_cleanup(struct diag *d)
 	d->exit_cleanup = busy && cleaning == busy;
 }
 
-/* Page faults and CPU of the processes there at the start, since then. */
-static void tree_faults(struct diag *d, struct motion *m)
+/* Page faults and CPU of the processes there at the start, since then;
+ * their resident set now into *rss_kb. */
+static void tree_faults(struct diag *d, struct motion *m, uint64_t *rss_kb)
 {
 	char buf[1024];
 	struct procfs_stat st;
 	uint64_t ticks = 0;
+	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+	*rss_kb = 0;
 	for (size_t j = 0; j < d->nprocs; j++) {
 		int fd = procfs_open(d->procs[j].pid);
 		bool same = fd >= 0 && procfs_read(fd, "stat", buf, sizeof(buf)) > 0 &&
@@ -605,6 +609,7 @@ static void tree_faults(struct diag *d, struct motion *m)
 			m->faults += f > d->procs[j].faults0 ? f - d->procs[j].faults0 : 0;
 			uint64_t t = st.utime + st.stime + st.cutime + st.cstime;
 			ticks += t > d->procs[j].ticks0 ? t - d->procs[j].ticks0 : 0;
+			*rss_kb += st.rss_pages * (uint64_t)page / 1024;
 		}
 		if (fd >= 0)
 			close(fd);
@@ -626,12 +631,20 @@ static void look_again(struct diag *d, const struct diag_opts *o, int64_t window
 	all[0] = d->stacks;
 	struct motion *m = &d->motion;
 	memset(m, 0, sizeof(*m));
+	/* the resident set at every look: memory being freed (motion.h) */
+	struct motion_rss rss = { 0 };
+	struct motion scratch;
+	uint64_t kb;
+	tree_faults(d, &scratch, &kb);
+	motion_rss_add(&rss, kb);
 	for (size_t k = 1; k < MOTION_SNAPSHOTS && d->roles[DIAG_ROLE_SPIN] && !stop_asked(o, d); k++) {
 		sleep_ns((int64_t)(o->motion_gap_ms > 0 ? o->motion_gap_ms : 40) * NS_PER_MS);
 		d->more[d->nmore] = (struct stack_set)STACK_SET_INIT;
 		capture_stacks(d, &d->more[d->nmore], true, o);
 		all[k] = d->more[d->nmore++];
 		(void)churn_look(&d->churn, d->root, o->adopt, o->adopt_ctx);
+		tree_faults(d, &scratch, &kb);
+		motion_rss_add(&rss, kb);
 		/* Count; stop looking once no majority can reach MOTION_DISTINCT
 		 * (a livelock shows that after three looks). */
 		unsigned busy = 0, moving = 0, possible = 0;
@@ -673,7 +686,9 @@ static void look_again(struct diag *d, const struct diag_opts *o, int64_t window
 		m->born = churn_born(&d->churn);
 		m->ended = churn_ended(&d->churn);
 		m->work_ns = churn_work_ns(&d->churn, MOTION_BORN_BUSY_NS);
-		tree_faults(d, m);
+		tree_faults(d, m, &kb);
+		motion_rss_add(&rss, kb);
+		m->rss = rss;
 		m->span_ns = clock_mono_ns() - window_start;
 		motion_judge(m);
 		bool idle = !m->runnable && !d->roles[DIAG_ROLE_CHILD] && !m->born && !m->ended;
@@ -701,6 +716,8 @@ static void cleanup_found(struct diag *d)
 	for (size_t i = 0; i < d->nprocs; i++)
 		if (d->procs[i].exit_cleanup) {
 			m->cleanup_pid = d->procs[i].pid;
+			m->cleanup_by = d->procs[i].py_finalizing > 0 ? "the interpreter's finalizing flag"
+								      : "its main thread's frames";
 			break;
 		}
 	m->cleanup = true;
@@ -948,7 +965,9 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 	if (d->python_ns)
 		dbuf_addf(out, " of which Python frames %.0f ms", (double)d->python_ns / 1e6);
 	dbuf_adds(out, ")\n");
-	if (d->motion_done)
+	if (d->motion_done && d->exit_cleanup)
+		dbuf_addf(out, "stuck or slow: %s\n", d->motion.evidence);
+	else if (d->motion_done)
 		dbuf_addf(out, "stuck or slow: %s (%zu stack snapshots of the busy threads, %u of %u moving; "
 			  "%u processes started, %u ended; %" PRIu64 " page faults in %.0f ms)\n",
 			  d->motion.progressing ? d->motion.evidence : "stuck", d->nmore + 1, d->motion.moving,
@@ -968,9 +987,10 @@ void diag_write_text(const struct diag *d, struct dbuf *out)
 				 p->py_threads, p->py_threads == 1 ? "" : "s");
 		else if (p->python)
 			snprintf(py, sizeof(py), " [python%s%s]", p->py_version[0] ? " " : "", p->py_version);
-		dbuf_addf(out, "  %*s%d %s (%u thread%s)%s%s%s\n", 2 * p->depth, "", (int)p->pid, p->comm,
+		dbuf_addf(out, "  %*s%d %s (%u thread%s)%s%s%s%s\n", 2 * p->depth, "", (int)p->pid, p->comm,
 			  nt, nt == 1 ? "" : "s", p->adopted ? " [reparented to jostle]" : "",
-			  py, p->python && p->faulthandler ? " [faulthandler]" : "");
+			  py, p->python && p->faulthandler ? " [faulthandler]" : "",
+			  p->exit_cleanup ? " [exit cleanup]" : "");
 	}
 
 	dbuf_adds(out, "\nthreads:\n      PID      TID ST ROLE        CPU%  WAIT                 NAME\n");
@@ -1150,6 +1170,8 @@ void diag_write_json(const struct diag *d, struct dbuf *out)
 		jsonw_kbool(out, "python", p->python);
 		dbuf_addc(out, ',');
 		jsonw_kbool(out, "faulthandler", p->faulthandler);
+		dbuf_addc(out, ',');
+		jsonw_kbool(out, "exit_cleanup", p->exit_cleanup);
 		dbuf_addc(out, ',');
 		jsonw_kstr(out, "backend", p->backend);
 		dbuf_addc(out, ',');
@@ -1387,10 +1409,9 @@ void diag_evidence_hot(const struct diag *d, struct evidence *ev)
 	for (size_t i = 0; i < d->nthreads; i++)
 		if (d->threads[i].cpu_ns > top && d->threads[i].role != DIAG_ROLE_ZOMBIE)
 			top = d->threads[i].cpu_ns;
-	if (!top)
-		return;
 	/* the hottest threads: at least half the CPU of the hottest one over
-	 * the window; each snapshot's top program frame of each, as a
+	 * the window (on a crowded CPU a spinner may get none in it: then the
+	 * busy ones); each snapshot's top program frame of each, as a
 	 * livelock's culprits are counted (diag_evidence) */
 	struct culprit *c = xcalloc((d->nthreads + 1) * (d->nmore + 1), sizeof(*c));
 	size_t nc = 0;

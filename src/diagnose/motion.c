@@ -17,11 +17,31 @@
 
 #define KEY_FRAMES 3
 
-/* The key of thread t: its innermost KEY_FRAMES program frames. */
+/* A named native frame of the Python interpreter (runtime to signatures). */
+static bool interpreter_frame(const struct stack_frame *f)
+{
+	if (f->python || !f->fn || !*f->fn || strstr(f->fn, "+0x") || !f->module)
+		return false;
+	const char *base = strrchr(f->module, '/');
+	base = base ? base + 1 : f->module;
+	return !strncmp(base, "python", 6) || !strncmp(base, "libpython", 9);
+}
+
+/* The key of thread t: its innermost KEY_FRAMES program frames, else its
+ * innermost KEY_FRAMES named interpreter frames. */
 static void key_of(const struct stack_thread *t, const char *key[KEY_FRAMES])
 {
 	for (size_t i = 0; i < KEY_FRAMES; i++)
 		key[i] = stack_program_frame(t, i);
+	if (key[0])
+		return;
+	for (size_t j = 0; j < t->nr; j++)
+		if (t->frames[j].python)
+			return;   /* Python code, all of it the standard library's */
+	size_t n = 0;
+	for (size_t j = 0; j < t->nr && n < KEY_FRAMES; j++)
+		if (interpreter_frame(&t->frames[j]))
+			key[n++] = t->frames[j].fn;
 }
 
 static bool same_key(const char *const a[KEY_FRAMES], const char *const b[KEY_FRAMES])
@@ -91,6 +111,21 @@ bool motion_exit_cleanup(const struct stack_thread *t)
 	return false;
 }
 
+void motion_rss_add(struct motion_rss *r, uint64_t kb)
+{
+	if (!kb)
+		return;   /* the tree was not there to read */
+	if (r->looks++ == 0) {
+		r->first_kb = r->last_kb = kb;
+		return;
+	}
+	if (kb + MOTION_SHRINK_STEP_KB <= r->last_kb)
+		r->falls++;
+	else if (kb > r->last_kb + MOTION_SHRINK_STEP_KB)
+		r->rises++;
+	r->last_kb = kb;
+}
+
 void motion_judge(struct motion *m)
 {
 	m->code = m->busy && 2 * m->moving > m->busy;
@@ -99,7 +134,9 @@ void motion_judge(struct motion *m)
 	m->tree = m->work_ns >= MOTION_TREE_WORK_NS;
 	m->memory = m->runnable && m->faults >= MOTION_FAULTS_MIN &&
 		    (double)m->faults >= MOTION_FAULTS_PER_CPU_S * cpu_s;
-	m->progressing = m->code || m->tree || m->memory || m->cleanup;
+	m->shrink = m->runnable && m->rss.falls >= MOTION_SHRINK_FALLS && !m->rss.rises &&
+		    m->rss.last_kb + MOTION_SHRINK_MIN_KB <= m->rss.first_kb;
+	m->progressing = m->code || m->tree || m->memory || m->shrink || m->cleanup;
 	m->evidence[0] = '\0';
 	if (!m->progressing)
 		return;
@@ -108,7 +145,8 @@ void motion_judge(struct motion *m)
 	if (m->cleanup) {
 		n += (size_t)snprintf(m->evidence, sizeof(m->evidence),
 				      "exit cleanup: Python process %d is tearing its interpreter down "
-				      "(Py_FinalizeEx: freeing its objects)", (int)m->cleanup_pid);
+				      "(Py_FinalizeEx: freeing its objects; %s)", (int)m->cleanup_pid,
+				      m->cleanup_by ? m->cleanup_by : "its main thread's frames");
 		sep = "; ";
 	}
 	if (m->code && n < sizeof(m->evidence)) {
@@ -121,7 +159,13 @@ void motion_judge(struct motion *m)
 				      sep, m->born, m->born == 1 ? "" : "es", m->ended);
 		sep = "; ";
 	}
-	if (m->memory && n < sizeof(m->evidence))
-		snprintf(m->evidence + n, sizeof(m->evidence) - n, "%s%" PRIu64 " page faults in %.0f ms",
-			 sep, m->faults, secs * 1000);
+	if (m->memory && n < sizeof(m->evidence)) {
+		n += (size_t)snprintf(m->evidence + n, sizeof(m->evidence) - n, "%s%" PRIu64 " page faults in %.0f ms",
+				      sep, m->faults, secs * 1000);
+		sep = "; ";
+	}
+	if (m->shrink && n < sizeof(m->evidence))
+		snprintf(m->evidence + n, sizeof(m->evidence) - n, "%smemory freed: resident set %" PRIu64
+			 " MB -> %" PRIu64 " MB, falling at %u of %u looks", sep, m->rss.first_kb / 1024,
+			 m->rss.last_kb / 1024, m->rss.falls, m->rss.looks - 1);
 }

@@ -3,17 +3,25 @@
  * busy threads is spinning in place (a livelock) or moving through its work
  * (a compiler, a copy: progressing, only slow).
  *
- * Three signs, each enough on its own:
+ * Five signs, each enough on its own:
  *   code     the busy threads' stacks, taken several times in a row, are
  *            different nearly every time (a livelock spins in the same few
- *            functions, so its snapshots repeat);
+ *            functions, so its snapshots repeat). A stack is compared by
+ *            its innermost program frames, Python functions among them;
+ *            a thread with none (an interpreter running no Python code: a
+ *            garbage collection, its exit) by its innermost named
+ *            interpreter functions;
  *   tree     processes were born or ended while we looked (a build driver
  *            starting compilers), and they work: one of them used 20 ms
  *            of CPU (the `sleep` of a shell that polls uses 1-5 ms; a
  *            process just forked is runnable whatever it will do, so its
  *            state says nothing);
  *   memory   busy threads that fault in fresh memory, which a spin loop
- *            does not (a copy into new buffers, a compiler's arenas).
+ *            does not (a copy into new buffers, a compiler's arenas);
+ *   shrink   busy threads and a resident set that falls look after look
+ *            (memory being freed: no page fault comes of that);
+ *   cleanup  a Python process busy tearing its interpreter down at exit
+ *            (motion_exit_cleanup(); the caller decides and says which).
  * Pure: the caller takes the snapshots and counts; unit-tested.
  */
 #ifndef JOSTLE_MOTION_H
@@ -47,6 +55,19 @@
 #define MOTION_WATCH_CPU_NS 150000000
 #define MOTION_WATCH_MAX_MS 2500
 #define MOTION_WATCH_GAP_MS 20
+/* Shrinking: the tree's resident set fell at this many looks, by at least
+ * MOTION_SHRINK_STEP_KB each, MOTION_SHRINK_MIN_KB in all, and never grew
+ * by more than MOTION_SHRINK_STEP_KB (one look's noise: a spin loop that
+ * frees and allocates a buffer goes up as often as down). */
+#define MOTION_SHRINK_FALLS 3
+#define MOTION_SHRINK_STEP_KB 64
+#define MOTION_SHRINK_MIN_KB 1024
+
+/* The tree's resident set, look after look (motion_rss_add). */
+struct motion_rss {
+	uint64_t first_kb, last_kb;
+	unsigned looks, falls, rises;
+};
 
 struct motion {
 	/* what was seen */
@@ -56,19 +77,22 @@ struct motion {
 	unsigned born, ended;       /* processes, while we looked */
 	int64_t work_ns;            /* CPU of the born or ended with MOTION_BORN_BUSY_NS each (churn.h) */
 	uint64_t faults;            /* page faults of the tree while we looked */
+	struct motion_rss rss;      /* its resident set at each look */
 	int64_t cpu_ns;             /* CPU of the tree while we looked (reaped children too) */
 	int64_t span_ns;            /* how long we looked */
 	bool cleanup;               /* set by the caller: a Python process in exit cleanup ... */
-	pid_t cleanup_pid;          /* ... this one (diagnose.h) */
+	pid_t cleanup_pid;          /* ... this one (diagnose.h), ... */
+	const char *cleanup_by;     /* ... known by this (static string) */
 	/* the verdict */
-	bool code, tree, memory;
-	bool progressing;           /* any of the three */
+	bool code, tree, memory, shrink;
+	bool progressing;           /* any of the five */
 	char evidence[256];         /* one line for a person, "" when stuck */
 };
 
 /*
  * The distinct stacks of thread TID over the snapshots (the innermost three
- * program frames of each; a snapshot without the thread does not count).
+ * program or Python frames of each, else its innermost three named
+ * interpreter frames; a snapshot without the thread does not count).
  * Returns the number of snapshots that had it; *distinct the distinct ones.
  */
 unsigned motion_distinct(const struct stack_set *snaps, size_t nsnaps, pid_t tid, unsigned *distinct);
@@ -84,9 +108,13 @@ unsigned motion_distinct(const struct stack_set *snaps, size_t nsnaps, pid_t tid
  */
 bool motion_exit_cleanup(const struct stack_thread *t);
 
+/* One look at the tree's resident set, in KB, into r. */
+void motion_rss_add(struct motion_rss *r, uint64_t kb);
+
 /*
  * The verdict from what the caller measured into m (busy, moving, born,
- * ended, faults, span_ns): sets code/tree/memory/progressing/evidence.
+ * ended, faults, rss, cleanup, span_ns): sets code/tree/memory/shrink/
+ * progressing/evidence.
  */
 void motion_judge(struct motion *m);
 

@@ -97,7 +97,7 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out)
 		}
 		nf++;
 	}
-	/* proc(5): 4 ppid 5 pgrp ... 10 minflt 12 majflt 14 utime 15 stime ... 20 num_threads 22 starttime ... 39 processor */
+	/* proc(5): 4 ppid 5 pgrp ... 10 minflt 12 majflt 14 utime 15 stime ... 20 num_threads 22 starttime 24 rss ... 39 processor */
 	if (nf < 19)
 		return -EINVAL;
 #define F(k) f[(k) - 4]
@@ -113,6 +113,7 @@ int procfs_parse_stat(const char *text, struct procfs_stat *out)
 	out->cstime = F(17) > 0 ? (uint64_t)F(17) : 0;
 	out->num_threads = (long)F(20);
 	out->starttime = (uint64_t)F(22);
+	out->rss_pages = nf > 24 - 4 && F(24) > 0 ? (uint64_t)F(24) : 0;
 	out->processor = nf > 39 - 4 ? (int)F(39) : -1;
 #undef F
 	return 0;

@@ -32,6 +32,7 @@ struct procfs_stat {
 	uint64_t cutime, cstime;   /* clock ticks of its children it waited for */
 	long num_threads;
 	uint64_t starttime;     /* clock ticks after boot */
+	uint64_t rss_pages;     /* resident set, in pages (0 when the line is cut short) */
 	int processor;          /* last CPU */
 };
 

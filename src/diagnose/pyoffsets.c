@@ -29,7 +29,7 @@ const char *pyoffsets_version_str(unsigned v, char *buf, size_t len)
 }
 
 static const struct pyoffsets py311 = {
-	.runtime_interpreters_head = 40,
+	.runtime_interpreters_head = 40, .runtime_finalizing = 24,
 	.interp_next = 0, .interp_threads_head = 16,
 	.tstate_next = 8, .tstate_native_thread_id = 160, .tstate_cframe = 56, .current_frame = 8,
 	.frame_code = 32, .frame_previous = 48, .frame_instr = 56, .frame_owner = 69,
@@ -44,7 +44,7 @@ static const struct pyoffsets py311 = {
 /* 3.12: f_code first; the eval loop links an entry frame owned by the C
  * stack (FRAME_OWNED_BY_CSTACK = 3) below the frames of each of its calls. */
 static const struct pyoffsets py312 = {
-	.runtime_interpreters_head = 40,
+	.runtime_interpreters_head = 40, .runtime_finalizing = 24,
 	.interp_next = 0, .interp_threads_head = 72,
 	.tstate_next = 8, .tstate_native_thread_id = 144, .tstate_cframe = 56, .current_frame = 0,
 	.frame_code = 0, .frame_previous = 8, .frame_instr = 56, .frame_owner = 70,
@@ -84,7 +84,7 @@ int pyoffsets_for(unsigned version, struct pyoffsets *out, char *why, size_t why
 static const struct pyoffsets_slots slots[] = {
 	{
 		.minor = 13, .free_threaded = 2, .runtime_interpreters_head = 5,
-		.interp_size = 6, .interp_next = 8, .interp_threads_head = 9,
+		.runtime_finalizing = 4, .interp_size = 6, .interp_next = 8, .interp_threads_head = 9,
 		.tstate_size = 19, .tstate_next = 21, .tstate_current_frame = 23,
 		.tstate_native_thread_id = 25,
 		.frame_size = 28, .frame_previous = 29, .frame_executable = 30, .frame_instr_ptr = 31,
@@ -98,7 +98,7 @@ static const struct pyoffsets_slots slots[] = {
 	},
 	{
 		.minor = 14, .free_threaded = 2, .runtime_interpreters_head = 5,
-		.interp_size = 6, .interp_next = 8, .interp_threads_head = 9,
+		.runtime_finalizing = 4, .interp_size = 6, .interp_next = 8, .interp_threads_head = 9,
 		.tstate_size = 22, .tstate_next = 24, .tstate_current_frame = 26,
 		.tstate_native_thread_id = 28,
 		.frame_size = 31, .frame_previous = 32, .frame_executable = 33, .frame_instr_ptr = 34,
@@ -162,6 +162,7 @@ int pyoffsets_from_debug(const uint8_t *buf, size_t len, unsigned version, struc
 	out->version = version ? version : dv;
 	out->free_threaded = slot(buf, s->free_threaded) != 0;
 	out->runtime_interpreters_head = (uint32_t)slot(buf, s->runtime_interpreters_head);
+	out->runtime_finalizing = (uint32_t)slot(buf, s->runtime_finalizing);
 	out->interp_next = (uint32_t)slot(buf, s->interp_next);
 	out->interp_threads_head = (uint32_t)slot(buf, s->interp_threads_head);
 	out->tstate_next = (uint32_t)slot(buf, s->tstate_next);
@@ -210,7 +211,7 @@ int pyoffsets_from_debug(const uint8_t *buf, size_t len, unsigned version, struc
 		    inside(out->bytes_size, bytes, 8) && inside(out->bytes_sval, bytes, 1) &&
 		    inside(out->str_length, str, 8) && inside(out->str_state, str, 4) &&
 		    out->str_ascii_size <= str && out->ob_type < 64 &&
-		    out->runtime_interpreters_head < (1u << 20) &&
+		    out->runtime_interpreters_head < (1u << 20) && out->runtime_finalizing < (1u << 20) &&
 		    (out->frame_tlbc_index == PYOFF_NONE || inside(out->frame_tlbc_index, frame, 4)) &&
 		    (out->code_tlbc == PYOFF_NONE || inside(out->code_tlbc, code, 8));
 	if (!sane) {

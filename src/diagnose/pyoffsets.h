@@ -29,8 +29,10 @@
 struct pyoffsets {
 	unsigned version;               /* PY_VERSION_HEX of the interpreter */
 	bool free_threaded;
-	/* _PyRuntimeState */
-	uint32_t runtime_interpreters_head;
+	/* _PyRuntimeState; _finalizing: the thread state running
+	 * Py_FinalizeEx once it is past the program's threads and atexit
+	 * handlers, NULL before (PYOFF_NONE: not known) */
+	uint32_t runtime_interpreters_head, runtime_finalizing;
 	/* PyInterpreterState */
 	uint32_t interp_next, interp_threads_head;
 	/* PyThreadState; current_frame is in the _PyCFrame that tstate_cframe
@@ -90,7 +92,7 @@ int pyoffsets_from_debug(const uint8_t *buf, size_t len, unsigned version, struc
  */
 struct pyoffsets_slots {
 	unsigned minor;
-	unsigned free_threaded, runtime_interpreters_head;
+	unsigned free_threaded, runtime_interpreters_head, runtime_finalizing;
 	unsigned interp_size, interp_next, interp_threads_head;
 	unsigned tstate_size, tstate_next, tstate_current_frame, tstate_native_thread_id;
 	unsigned frame_size, frame_previous, frame_executable, frame_instr_ptr, frame_owner;

@@ -422,6 +422,9 @@ int pystack_walk(const struct pystack_mem *m, const struct pyoffsets *o, uint64_
 		problem(out, "Python layout with offsets beyond what jostle reads");
 		return -EINVAL;
 	}
+	uint64_t fin;
+	if (o->runtime_finalizing != PYOFF_NONE && !rd_ptr(&w, runtime + o->runtime_finalizing, &fin))
+		out->finalizing = fin != 0;
 	uint64_t interp;
 	int rc = rd_ptr(&w, runtime + o->runtime_interpreters_head, &interp);
 	if (rc) {
@@ -555,6 +558,7 @@ static int errno_problem(struct pystack *ps, int e, const char *what, pid_t pid)
 int pystack_read(pid_t pid, struct pystack *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->finalizing = -1;
 	struct syms s = { .exe = "" };
 	char link[64];
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);

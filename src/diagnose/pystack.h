@@ -69,9 +69,14 @@ struct pystack {
 	struct pystack_thread *threads; /* owned */
 	size_t nthreads, alloc;
 	struct strvec problems;         /* owned; one line each */
+	/* The interpreter's own word on exit cleanup (_PyRuntime._finalizing):
+	 * 1 when Py_FinalizeEx is past the program's threads and atexit
+	 * handlers (tearing down: modules cleared, objects freed), 0 when
+	 * not, -1 when it could not be read */
+	int finalizing;
 };
 
-#define PYSTACK_INIT { 0 }
+#define PYSTACK_INIT { .finalizing = -1 }
 
 /* The memory of the process being read: the real one, or a test's. */
 struct pystack_mem {

@@ -190,7 +190,7 @@ void rundiag_hang_take(struct run *r, struct diagpool_job *job)
 	st->hot = job->hot;
 	st->hang_done = job->hang_done;
 	st->python_ended = job->python_ended;
-	st->exit_cleanup = job->diag_json && diag_record_exit_cleanup(job->diag_json);
+	st->exit_cleanup = r->diag_json && diag_record_exit_cleanup(r->diag_json);
 }
 
 static bool hang_kind_is(const struct run *r, const char *const *kinds)
