@@ -83,7 +83,6 @@ static const struct option own[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-#define SHORTS "+:" RUNOPT_SHORT "h"
 
 struct bisect_cli {
 	struct runopt p;
@@ -169,6 +168,26 @@ static int parse(struct bisect_cli *c, struct option *opts, int argc, char **arg
 	return runopt_getopt(&c->p, "bisect", opts, argc, argv, &hooks, &c->help);
 }
 
+/* On --resume, what may change: the budget and how much is said. */
+static int resume_refuse(void *ctx, const char *name)
+{
+	(void)ctx;
+	if (!strcmp(name, "runs") || !strcmp(name, "time") || !strcmp(name, "quiet"))
+		return 0;
+	return cli_usage_error("bisect", "--%s cannot be changed when resuming; --resume takes "
+			       "--runs, --time, --confidence, --batch and -q", name);
+}
+
+static int resume_own(void *ctx, int code, const char *name, const char *arg)
+{
+	(void)ctx;
+	(void)arg;
+	if (code == OPT_RESUME || code == OPT_CONFIDENCE || code == OPT_BATCH)
+		return 0;
+	return cli_usage_error("bisect", "--%s cannot be changed when resuming; --resume takes "
+			       "--runs, --time, --confidence, --batch and -q", name ? name : "?");
+}
+
 /*
  * --resume DIR: the recorded arguments with the budget options given now
  * before their "--" (they win), into args (argv form, args.v[0] "bisect").
@@ -176,24 +195,17 @@ static int parse(struct bisect_cli *c, struct option *opts, int argc, char **arg
 static int resume_args(struct bisect_cli *c, struct option *opts, int argc, char **argv,
 		       struct bstate_saved *sv, struct strvec *args)
 {
+	const struct runopt_hooks hooks = { .own = resume_own, .refuse = resume_refuse };
+	struct runopt scratch;   /* the options are parsed again from args */
 	char why[768];
-	int rc = 0, ch, li;
+	bool help;
+	int rc;
 
-	/* what may change on resume: the budget and how much is said */
-	optind = 0;
-	opterr = 0;
-	while ((li = -1, ch = getopt_long(argc, argv, SHORTS, opts, &li)) != -1) {
-		const char *name = li >= 0 ? opts[li].name : NULL;
-		if (ch == ':' || ch == '?')
-			return cli_usage_error("bisect", ch == ':' ? "option '%s' needs a value" :
-					       "unknown option '%s'", argv[optind - 1]);
-		if (ch == OPT_RESUME || ch == 'q' || ch == 'n' || ch == OPT_CONFIDENCE || ch == OPT_BATCH ||
-		    ch == 'h' || (name && !strcmp(name, "time")))
-			continue;
-		return cli_usage_error("bisect", "%s%s cannot be changed when resuming; --resume takes "
-				       "--runs, --time, --confidence, --batch and -q", name ? "--" : "-",
-				       name ? name : (char[]){ (char)ch, 0 });
-	}
+	runopt_init(&scratch);
+	rc = runopt_getopt(&scratch, "bisect", opts, argc, argv, &hooks, &help);
+	runopt_release(&scratch);
+	if (rc)
+		return rc;
 	if (optind < argc)
 		return cli_usage_error("bisect", "--resume runs the recorded command; remove '%s'",
 				       argv[optind]);

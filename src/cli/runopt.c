@@ -547,7 +547,12 @@ int runopt_getopt(struct runopt *p, const char *cmd, const struct option *opts, 
 	while (rc == 0 && (li = -1, c = getopt_long(argc, argv, "+:" RUNOPT_SHORT "h", opts, &li)) != -1) {
 		const char *name = li >= 0 ? opts[li].name : NULL;
 		if (runopt_is_ours(c)) {
-			rc = hooks && hooks->refuse && name ? hooks->refuse(hooks->ctx, name) : 0;
+			/* -n is --runs to the hook: it judges options, not spellings */
+			const char *long_name = name;
+			for (const struct option *o = opts; !long_name && o->name; o++)
+				if (o->val == c)
+					long_name = o->name;
+			rc = hooks && hooks->refuse && long_name ? hooks->refuse(hooks->ctx, long_name) : 0;
 			if (rc == 0)
 				rc = runopt_parse(p, c, name, optarg);
 		} else if (c == 'h') {

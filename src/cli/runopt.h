@@ -74,8 +74,9 @@ struct runopt_hooks {
 	/* one of the command's own options: its code, long name (NULL for a
 	 * short one) and value; NULL: the command has none */
 	int (*own)(void *ctx, int code, const char *name, const char *arg);
-	/* a run option the command does not take: an exit status (the message
-	 * printed), or 0 to take it; NULL: it takes them all */
+	/* a run option the command does not take, by its long name (-n as
+	 * "runs"): an exit status (the message printed), or 0 to take it;
+	 * NULL: it takes them all */
 	int (*refuse)(void *ctx, const char *name);
 	void *ctx;
 };

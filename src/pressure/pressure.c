@@ -633,13 +633,12 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 		if (!p->runs[i].used)
 			r = &p->runs[i];
 	if (!r) {
-		/* more runs alive than -j: hung runs keep theirs until their
-		 * diagnosis is over while new runs take their -j slots */
-		unsigned n = p->nruns;
-		p->runs = xrealloc(p->runs, 2 * n * sizeof(*p->runs));
-		memset(p->runs + n, 0, n * sizeof(*p->runs));
-		p->nruns = 2 * n;
-		r = &p->runs[n];
+		/* sized once, never grown: a row per engine slot (pressure_start's
+		 * slots: -j plus the runs being diagnosed), held from here to
+		 * pressure_ended() or pressure_abandon() while the run holds its
+		 * slot; a run with no row is refused, not given a moved table */
+		*err = -ENOSPC;
+		return NULL;
 	}
 	memset(r, 0, sizeof(*r));
 	r->used = true;

@@ -150,7 +150,8 @@ struct pressure {
 /*
  * Set up for a series of runs run `jobs` at a time with master seed `seed`;
  * up to `slots` runs may be alive at once (hung runs being diagnosed no
- * longer hold one of the `jobs`).
+ * longer hold one of the `jobs`): the table of runs has that many rows,
+ * and pressure_prepare() of one more is refused (-ENOSPC).
  * Returns 0, or -errno with the message (after "jostle: ") in why: an
  * impossible --cpus, --cpu-quota without a writable cgroup, no preload
  * library for --chaos sync.

@@ -68,5 +68,7 @@ check_eq "a command that cannot start: the error only, no table of untested comm
 bad "--resume of a directory without a bisection" "cannot read" "$TMP/r1" --resume "$TMP/plain"
 bad "--resume with a command" "runs the recorded command" "$TMP/r1" --resume "$TMP/o1" -- "$S"
 bad "--resume cannot change --good" "cannot be changed when resuming" "$TMP/r1" --resume "$TMP/o1" --good HEAD
+bad "--resume cannot change -j, named as --jobs (runopt's getopt pass)" "^jostle: --jobs cannot be changed when resuming" \
+	"$TMP/r1" --resume "$TMP/o1" -j 2
 bad "an existing bisection" "already holds a bisection" "$TMP/r1" --good HEAD~1 --bad HEAD -o "$TMP/o1" -- "$S" mod
 check_eq "no worktree left after errors" "$(git -C "$TMP/r1" worktree list | wc -l)" 1
