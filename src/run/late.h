@@ -32,7 +32,7 @@
  * 5.2x (phase_spin_stall, least) to 150x the median passing run; correct
  * programs killed at the deadline, at most 1.6x (their own work, cut short).
  */
-#define LATE_SPIN_FACTOR 3.0
+#define LATE_SPIN_FACTOR 4.0
 /* The reference is never taken below this: a program of 3 ms of CPU is
  * not called spinning for 10 ms of start-up noise. */
 #define LATE_REF_FLOOR_S 0.02
@@ -70,6 +70,8 @@ struct late_in {
 	bool exit_cleanup;      /* an interpreter in its exit cleanup (rundiag.h) */
 	enum late_seen seen;
 	double ref_cpu_s, ref_wall_s;   /* late_ref_cpu/wall (0: no run passed yet) */
+	double ref_rate;        /* CPU per second of passing runs that no load of
+				 * jostle's slowed (0: none yet) */
 };
 
 enum late_verdict {

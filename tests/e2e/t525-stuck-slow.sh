@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# jostle run: a run past --timeout is a hang only when it is stuck. Busy
-# trees that move (changing code, processes born, fresh memory touched) are
-# `slow`, not failures; --timeout-strict makes every one a hang; a deadlock
-# is not turned into a livelock by a busy bystander process; under
-# --chaos auto a program that sync chaos only slows down gets a scaled
-# deadline and is never counted as failing.
+# jostle run: a run past --timeout is judged (docs/timeouts.md). Busy trees
+# that move (changing code, processes born, fresh memory touched) are not
+# stuck: the diagnosis says progressing, and on the plain arm, where
+# nothing of jostle's slowed them, that is the user's timeout: a hang of
+# kind "timeout" (issue 43; `slow` was for these before); --timeout-strict
+# makes every one a hang; a deadlock is not turned into a livelock by a
+# busy bystander process; under --chaos auto a program that sync chaos
+# only delays is `slow` (chaos delay), never counted as failing.
 . "$(dirname "$0")/../lib.sh"
 
 runs() { json "$1/runs.jsonl" "$2"; }
 
-# --- slow: progressing past the timeout ---
+# --- progressing past the timeout, plain arm: the user's timeout ---
 for m in compile spawn copy; do
 	"$JOSTLE" run -q -n 2 -j 1 --timeout 1s -o "$TMP/$m" -- "$FIX/busy" $m 4 > /dev/null 2>&1
-	check_eq "$m: exit 0 (slow is no failure)" "$?" 0
-	check_eq "$m: outcome slow" "$(runs "$TMP/$m" '[r["outcome"] for r in rows]')" "['slow', 'slow']"
+	check_eq "$m: exit 1 (the user's timeout counts)" "$?" 1
+	check_eq "$m: a hang of kind timeout, late progressing" \
+		"$(runs "$TMP/$m" '[(r["outcome"], r["sig_kind"], r["late"]) for r in rows]')" \
+		"[('hang', 'timeout', 'progressing'), ('hang', 'timeout', 'progressing')]"
 	check_eq "$m: the diagnosis says progressing" "$(runs "$TMP/$m" '[r["diag"]["kind"] for r in rows]')" \
 		"['progressing', 'progressing']"
 	check_eq "$m: with its evidence" "$(runs "$TMP/$m" 'all(r["diag"]["motion"]["progressing"] and r["diag"]["motion"]["evidence"] for r in rows)')" True
-	check_eq "$m: no signature" "$(runs "$TMP/$m" '[r.get("sig_id") for r in rows]')" "[None, None]"
-	check_eq "$m: summary counts slow apart" "$(json "$TMP/$m/summary.json" '(d["slow"], d["runs"], d["failures"])')" "(2, 0, 0)"
+	check_eq "$m: one signature, no frames (moving code differs at every look)" \
+		"$(runs "$TMP/$m" '(len(set(r["sig_id"] for r in rows)), rows[0]["key_line"], rows[0]["frames"])')" \
+		"(1, 'hang: timeout', [])"
+	check_eq "$m: summary counts them as failures" "$(json "$TMP/$m/summary.json" '(d["slow"], d["failures"])')" "(0, 2)"
 done
 check "compile: the evidence names the moving code" grep -q 'busy threads in different code at each look' "$TMP/compile/stacks/0.txt"
 check "spawn: the evidence names the processes" grep -Eq '[0-9]+ process(es)? started' "$TMP/spawn/stacks/0.txt"
@@ -48,21 +54,24 @@ check "bystander: the signature is the plain deadlock's" test "$(runs "$TMP/by" 
 "$JOSTLE" run -q -n 1 --timeout 300ms --no-diag -o "$TMP/late" -- sh -c 'sleep 1; exit 0' > /dev/null 2>&1
 check_eq "--no-diag: killed at the deadline, a hang" "$(runs "$TMP/late" 'rows[0]["outcome"]')" hang
 
-# --- auto: sync chaos only slows this program down: no failure, ever ---
-# (No leak check in the fixture: in the ASan build, LeakSanitizer stops
-# each exiting worker process under ptrace to scan it; a diagnosis that
-# looks then sees every thread stopped and calls it a hang. Seen 1 run in
-# 5 at load 20-100; the diagnosis's own blind spot is in the closing note.)
+# --- auto: sync chaos only delays this program: no failure, ever ---
+# (busy perturbed: 20 ms of work; under the chaos library it then rests to
+# 2 s and charges the rest to jostle's account of injected delay, as the
+# library does for its own delays. No leak check in the fixture: in the
+# ASan build, LeakSanitizer stops each exiting worker process under ptrace
+# to scan it; a diagnosis that looks then sees every thread stopped and
+# calls it a hang. Seen 1 run in 5 at load 20-100; the diagnosis's own
+# blind spot is in the closing note.)
 "$JOSTLE" run -q -n 30 --chaos auto --timeout 1s -o "$TMP/auto" -- \
 	env LSAN_OPTIONS=detect_leaks=0 "$FIX/busy" perturbed 20 2000 > /dev/null 2>&1
 check_eq "auto, slowed by sync chaos: exit 0" "$?" 0
 check_eq "auto, slowed by sync chaos: no failure" "$(json "$TMP/auto/summary.json" 'd["failures"]')" 0
-check_eq "auto, slowed by sync chaos: its sync runs are slow" \
-	"$(runs "$TMP/auto" 'all(r["outcome"] == "slow" for r in rows if r["config"].get("chaos") in ("sync", "all"))')" True
+check_eq "auto, slowed by sync chaos: its sync runs are slow, by the delay" \
+	"$(runs "$TMP/auto" 'all(r["outcome"] == "slow" and r["slow_why"] == "chaos delay" for r in rows if r["config"].get("chaos") in ("sync", "all"))')" True
 check_eq "auto: the others pass (or, on a loaded machine, are slow)" \
 	"$(runs "$TMP/auto" 'all(r["outcome"] in ("pass", "slow") for r in rows if r["config"].get("chaos") not in ("sync", "all"))')" True
-check_eq "auto: a slow run ended with status 0 or was found progressing; a scaled deadline is 2 to 4 timeouts" \
-	"$(runs "$TMP/auto" 'all((r["exit"] == 0 or r["diag"]["kind"] == "progressing") and 2 <= r.get("timeout_scale", 2) <= 4 for r in rows if r["outcome"] == "slow")')" True
+check_eq "auto: a scaled deadline is 2 to 4 timeouts" \
+	"$(runs "$TMP/auto" 'all(2 <= r.get("timeout_scale", 2) <= 4 for r in rows if r["outcome"] == "slow")')" True
 # an overdue run that still works holds its place: a run starts only with
 # fewer runs at once than its arm's concurrency (its jobs, on every CPU
 # for a one-CPU arm, whose groups run side by side), as the slowed sync
