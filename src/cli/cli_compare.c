@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "results/compare.h"
+#include "results/proof.h"
 #include "results/report.h"
 #include "results/results.h"
 #include "util/banned.h"
@@ -72,6 +73,7 @@ int cmd_compare(int argc, char **argv)
 	struct dbuf out;
 	dbuf_init(&out, REPORT_CAP);
 	enum compare_verdict v = compare_results(&before, &after, &out);
+	proof_reproducer(dirs[0], dirs[1], &before, &after, &out, &v);   /* issue 44 */
 	fwrite(dbuf_str(&out), 1, out.len, stdout);
 	dbuf_release(&out);
 	results_release(&before);

@@ -686,16 +686,18 @@ static int write_out(struct rep *R, const struct slice *conf)
 	else
 		snprintf(nat, sizeof(nat), "0 of %" PRIu64 " runs (below %.1f%%)", r.natural_runs, 100 * nhi);
 	char desc[512];
-	fprintf(stderr, "jostle: reproducer: %s\n", reproducer_describe(&r, desc, sizeof(desc)));
-	for (size_t i = 0; i < r.nsites; i++)
+	if (!R->o->quiet)
+		fprintf(stderr, "jostle: reproducer: %s\n", reproducer_describe(&r, desc, sizeof(desc)));
+	for (size_t i = 0; i < r.nsites && !R->o->quiet; i++)
 		fprintf(stderr, "jostle:   site %zu: %s in %s at %s:%d (%s+0x%" PRIx64 "), delayed at %.0f%% of its calls\n",
 			i + 1, r.sites[i].call, r.sites[i].fn ? r.sites[i].fn : "?",
 			r.sites[i].file ? (strrchr(r.sites[i].file, '/') ? strrchr(r.sites[i].file, '/') + 1 : r.sites[i].file) : "?",
 			r.sites[i].line, strrchr(r.sites[i].module, '/') ? strrchr(r.sites[i].module, '/') + 1 : r.sites[i].module,
 			r.sites[i].off, 100 * r.sites[i].prob);
-	fprintf(stderr, "jostle: fails %.0f%% of runs [%.0f%%, %.0f%%], %.1f failures/min; natural rate %s; "
-		"found in %.0f s\n", r.runs ? 100.0 * (double)r.fails / (double)r.runs : 0, 100 * lo, 100 * hi,
-		r.fails_per_min, nat, r.build_s);
+	if (!R->o->quiet)
+		fprintf(stderr, "jostle: fails %.0f%% of runs [%.0f%%, %.0f%%], %.1f failures/min; natural rate %s; "
+			"found in %.0f s\n", r.runs ? 100.0 * (double)r.fails / (double)r.runs : 0, 100 * lo, 100 * hi,
+			r.fails_per_min, nat, r.build_s);
 	struct dbuf cmd;
 	dbuf_init(&cmd, 1u << 20);
 	dbuf_adds(&cmd, "jostle run --reproducer ");
