@@ -1,12 +1,20 @@
 #!/usr/bin/python3
 """check_layers.py: the include graph between the folders of src/ (the
-stages of docs/ARCHITECTURE.md) points one way and has no cycle.
+stages of docs/ARCHITECTURE.md) points one way and has no cycle, and
+neither has the graph between the files.
 
 Every `#include "DIR/file.h"` in src/STAGE/*.[ch] is an edge STAGE -> DIR.
 An edge must be allowed by ALLOWED below (the table in ARCHITECTURE.md);
 the preload libraries may include util/ only. Whatever the table says, a
-cycle between folders is reported with its path. Exit 0 when clean, 1 with
-one line per problem.
+cycle between folders is reported with its path.
+
+Between files, src/A/x.c -> src/B/y.c when x.c calls a function that y.c
+defines (what its include of y's declarations is for). A cycle there is a
+module that cannot be read, tested or replaced without the other; it is
+reported with its path and the functions on each edge. A function named in
+a backend table without being called (`.write = report_md`) is how the
+backends of one header plug in, not a dependency, and makes no edge.
+Exit 0 when clean, 1 with one line per problem.
 
     /usr/bin/python3 scripts/check_layers.py [ROOT]
 """
@@ -33,6 +41,12 @@ ALLOWED = {
     "util": set(),
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# a function defined at the start of a line, not static: its name
+DEFINE = re.compile(r'^(?!static\b)(?!typedef\b)[A-Za-z_][\w \t*]*?\b([a-z_]\w*)\s*\([^;{}]*?\)\s*\{',
+                    re.M | re.S)
+CALL = re.compile(r'\b([a-z_]\w*)\s*\(')
+# a declaration at the start of a line (a prototype in a .c file): no call
+PROTOTYPE = re.compile(r'^[A-Za-z_][\w \t*]*?\b[a-z_]\w*\s*\([^;{}]*?\)[^;{}]*;', re.M | re.S)
 
 
 def edges(root):
@@ -78,6 +92,38 @@ def edges(root):
     return out, problems
 
 
+def c_code(text):
+    """text without comments, string and character literals, or preprocessor lines."""
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', ' ', text)
+    text = re.sub(r'"(?:\\.|[^"\\\n])*"', '""', text)
+    text = re.sub(r"'(?:\\.|[^'\\\n])*'", "''", text)
+    return re.sub(r'^[ \t]*#(?:[^\n]*\\\n)*[^\n]*', ' ', text, flags=re.M)
+
+
+def file_edges(root):
+    """{file: {file: [functions it calls there]}} between the .c files of src/."""
+    src = os.path.join(root, "src")
+    code, defined = {}, {}
+    for d in sorted(os.listdir(src)):
+        if d not in ALLOWED or not os.path.isdir(os.path.join(src, d)):
+            continue
+        for f in sorted(os.listdir(os.path.join(src, d))):
+            if f.endswith(".c"):
+                name = f"src/{d}/{f}"
+                text = c_code(open(os.path.join(src, d, f), encoding="utf-8", errors="replace").read())
+                code[name] = text
+                for m in DEFINE.finditer(text):
+                    defined.setdefault(m.group(1), set()).add(name)
+    graph = {}
+    for name, text in code.items():
+        for fn in sorted(set(CALL.findall(PROTOTYPE.sub(' ', text)))):
+            for to in defined.get(fn, ()):
+                if to != name:
+                    graph.setdefault(name, {}).setdefault(to, []).append(fn)
+    return graph
+
+
 def find_cycle(graph):
     """A list of stages forming a cycle, or None."""
     color, stack = {}, []
@@ -117,6 +163,17 @@ def main():
     cycle = find_cycle(graph)
     if cycle:
         problems.append("include cycle between folders: " + " -> ".join(cycle))
+    calls = file_edges(root)
+    while True:
+        cycle = find_cycle(calls)
+        if not cycle:
+            break
+        steps = [f"{a} -> {b} ({', '.join(calls[a][b][:3])}{', ...' if len(calls[a][b]) > 3 else ''})"
+                 for a, b in zip(cycle, cycle[1:])]
+        problems.append("cycle between files: " + "; ".join(steps) +
+                        " (move what both need to a file below them)")
+        # one line per cycle: cut its first edge and look again
+        calls[cycle[0]] = {k: v for k, v in calls[cycle[0]].items() if k != cycle[1]}
     for p in problems:
         print(p)
     return 1 if problems else 0

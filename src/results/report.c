@@ -96,15 +96,6 @@ int report_write_dir(const char *dir, bool md_html)
 	return err;
 }
 
-void report_print_matrix(FILE *f, const struct results *r)
-{
-	struct dbuf b;
-	dbuf_init(&b, REPORT_CAP);
-	report_text_matrix(&b, r);
-	fwrite(dbuf_str(&b), 1, b.len, f);
-	dbuf_release(&b);
-}
-
 void report_pct(char *buf, size_t len, double p)
 {
 	double pc = p * 100.0;

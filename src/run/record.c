@@ -13,6 +13,7 @@
 
 #include "run/machine.h"
 #include "run/matrix.h"
+#include "run/outcome.h"
 #include "run/record.h"
 #include "util/clock.h"
 #include "util/fileio.h"
@@ -142,8 +143,11 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 		if (r->cpu_factor > 0)
 			jsonw_kdbl(b, "cpu_factor", (double)(int64_t)(r->cpu_factor * 10 + 0.5) / 10);
 	}
-	if (r->delays.delay_s > 0 || r->delays.steps)   /* the chaos library's, delays.h */
+	if (r->delays.delay_s > 0 || r->delays.steps) {   /* the chaos library's, delays.h */
 		jsonw_kdbl(b, "chaos_delay_s", r->delays.delay_s);
+		jsonw_kdbl(b, "chaos_spin_s", r->delays.spin_s);
+		jsonw_kuint(b, "chaos_steps", r->delays.steps);
+	}
 	/* how it ended, when it ended by itself (not killed at its deadline) */
 	bool own = !r->timed_out || r->ended_by_itself;
 	jsonw_key(b, "exit");

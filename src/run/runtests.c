@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "run/outcome.h"
 #include "run/runtests.h"
 #include "run/series.h"
 #include "signature/frame.h"

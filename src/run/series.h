@@ -19,6 +19,7 @@
 #include "run/capture.h"
 #include "run/delays.h"
 #include "run/fdlimit.h"
+#include "run/outcome.h"
 #include "run/plan.h"
 #include "run/rundiag.h"
 #include "run/runtests.h"
@@ -70,21 +71,6 @@ struct run_opts {
 	struct fdlimit fdlimit;         /* RLIMIT_NOFILE as jostle found it (fdlimit.h) */
 	struct runtests_opts tests;     /* --tests: per-test results of a suite (runtests.h) */
 };
-
-enum outcome {
-	OUT_PASS,
-	OUT_FAIL,
-	OUT_CRASH,
-	OUT_HANG,
-	OUT_IGNORED,
-	OUT_CUT,        /* still going when the series ended (--time, a stop rule, Ctrl-C): neither pass nor fail */
-	OUT_SLOW,       /* past its timeout, but not stuck: progressing, or it ended on its own */
-	OUT__COUNT
-};
-
-const char *outcome_name(enum outcome o);
-/* fail, crash or hang: what failure rates count (not pass, ignored, slow) */
-bool outcome_is_failure(enum outcome o);
 
 enum run_state {
 	RS_FREE,

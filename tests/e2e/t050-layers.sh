@@ -33,3 +33,31 @@ fresh
 printf '#include "signature/key.h"\n' >> "$TMP/t/preload/chaos.c"
 out=$(/usr/bin/python3 "$CHECK" "$TMP/t" 2>&1); rc=$?
 check_eq "a preload library including more than util/ fails" "$rc:$(grep -c 'preload/chaos.c' <<<"$out")" "1:1"
+
+# Between files: a call cycle fails (two files that call each other), with
+# its path and the functions on each edge; a function only named in a
+# backend table (not called) makes no edge.
+fresh
+printf 'void ping_probe(int n);\nvoid pong_probe(int n) { if (n) ping_probe(n - 1); }\n' > "$TMP/t/src/util/pong.c"
+printf 'void pong_probe(int n);\nvoid ping_probe(int n) { if (n) pong_probe(n - 1); }\n' > "$TMP/t/src/util/ping.c"
+out=$(/usr/bin/python3 "$CHECK" "$TMP/t" 2>&1); rc=$?
+check_eq "a call cycle between files fails" "$rc" 1
+check "it names the files and the functions" grep -q \
+	"cycle between files: src/util/ping.c -> src/util/pong.c (pong_probe); src/util/pong.c -> src/util/ping.c (ping_probe)" <<<"$out"
+fresh
+printf 'void pong_probe(int n);\nstatic void (*const table[])(int) = { pong_probe };\nvoid ping_probe(int n) { (void)n; (void)table; }\n' > "$TMP/t/src/util/ping.c"
+printf 'void ping_probe(int n);\nvoid pong_probe(int n) { if (n) ping_probe(n - 1); }\n' > "$TMP/t/src/util/pong.c"
+out=$(/usr/bin/python3 "$CHECK" "$TMP/t" 2>&1); rc=$?
+check_eq "a backend table's entry is no edge" "$rc:$out" "0:"
+# the two cycles issue 45 found, put back: each fails again
+fresh
+printf '\nvoid report_probe(struct dbuf *b, const struct results *r) { report_text_matrix(b, r); }\n' >> "$TMP/t/src/results/report.c"
+out=$(/usr/bin/python3 "$CHECK" "$TMP/t" 2>&1)
+check "report.c calling up into report_text.c fails" grep -q \
+	"cycle between files: src/results/report.c -> src/results/report_text.c (report_text_matrix)" <<<"$out"
+fresh
+printf '\nconst char *outcome_probe(void) { return record_probe(); }\n' >> "$TMP/t/src/run/outcome.c"
+printf '\nconst char *outcome_probe(void);\nconst char *record_probe(void) { return outcome_probe(); }\n' >> "$TMP/t/src/run/record.c"
+out=$(/usr/bin/python3 "$CHECK" "$TMP/t" 2>&1)
+check "record.c and outcome.c calling each other fails" grep -q \
+	"cycle between files: .*src/run/outcome.c.*src/run/record.c\|cycle between files: .*src/run/record.c.*src/run/outcome.c" <<<"$out"
