@@ -17,6 +17,12 @@
  *             memory: races with no pthread call in the window).
  * The arm's name joins them ("crowd-sync-hi", "serial", "plain").
  *
+ * Before any other rule, the floor (struct pslot, below): the plain
+ * serial loop and the plain crowd keep guard slots of the machine's time
+ * until an arm is shown faster, so auto is never far below the strategies
+ * users run today. Slow and cut runs are no pass and cost their arm their
+ * time (enum portfolio_outcome).
+ *
  * The choice is Thompson sampling on each arm's failures per second of
  * machine time: a draw of its failure probability per run (a Beta
  * posterior) times its runs per second (its concurrency over its mean run
