@@ -123,8 +123,9 @@ int round_read(const char *dir, struct round_run **out, size_t *n)
 		snprintf(r->seed, sizeof(r->seed), "%s", jstr(o, "seed") ? jstr(o, "seed") : "");
 		if (!strcmp(outcome, "pass"))
 			r->outcome = ROUND_PASS;
-		else if (!strcmp(outcome, "ignored") || !strcmp(outcome, "cut") || !strcmp(outcome, "slow"))
-			r->outcome = ROUND_IGNORED;  /* in no rate: cut by the series' end, slow */
+		else if (!strcmp(outcome, "ignored") || !strcmp(outcome, "cut") || !strcmp(outcome, "slow") ||
+			 !strcmp(outcome, "skip"))
+			r->outcome = ROUND_IGNORED;  /* in no rate: cut by the series' end, slow, skipped */
 		else
 			r->outcome = ROUND_FAIL;
 		const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "wall_s");

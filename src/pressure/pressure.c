@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "pressure/pressure.h"
-#include "results/stats.h"
 #include "util/jsonw.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
@@ -872,37 +871,6 @@ void pressure_settings_json(const struct pressure *p, struct dbuf *b)
 		dbuf_addc(b, ',');
 		jsonw_kuint(b, "replay_of", p->po->replay_run);
 	}
-}
-
-void pressure_summary_print(const struct pressure *p, FILE *f)
-{
-	if (!p->on || !p->pf.n)
-		return;
-	fprintf(f, "failure rate per configuration (%s; CPUs via %s):\n",
-		p->is_auto ? "--chaos auto" : "fixed", p->cpus_via);
-	fprintf(f, "  %-18s %6s %6s %7s  %-16s %9s\n", "config", "runs", "fails", "rate", "95% interval",
-		"fails/min");
-	for (int a = 0; a < p->pf.n; a++) {
-		const struct parm *r = &p->pf.arm[a];
-		double lo, hi;
-		char iv[48];
-		if (!r->runs) {
-			/* no interval to show: [0%, 100%] would read as a result */
-			fprintf(f, "  %-18s %6s\n", r->cfg.name, "not run");
-			continue;
-		}
-		stats_wilson(r->fails, r->runs, 1.96, &lo, &hi);
-		snprintf(iv, sizeof(iv), "[%.1f%%, %.1f%%]", 100 * lo, 100 * hi);
-		/* what the arm would yield with the machine to itself: its
-		 * failures over its run time divided by its concurrency */
-		double slot_s = r->wall_s / (double)arm_jobs(p, a);
-		fprintf(f, "  %-18s %6" PRIu64 " %6" PRIu64 " %6.1f%%  %-16s %9.1f\n", r->cfg.name,
-			r->runs, r->fails, r->runs ? 100.0 * (double)r->fails / (double)r->runs : 0.0,
-			iv, slot_s > 0 ? 60.0 * (double)r->fails / slot_s : 0.0);
-	}
-	if (p->is_auto)
-		fprintf(f, "  (fails/min: an arm's failures per minute of its runs' time divided by its "
-			"concurrency, what auto maximizes)\n");
 }
 
 void pressure_stop(struct pressure *p)

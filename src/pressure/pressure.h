@@ -220,9 +220,6 @@ bool pressure_run_loaded(struct pressure *p, uint64_t index, unsigned *ncpus);
  * member preceded by a comma); nothing without pressure. */
 void pressure_settings_json(const struct pressure *p, struct dbuf *b);
 
-/* The failure rate per configuration, for the closing summary. */
-void pressure_summary_print(const struct pressure *p, FILE *f);
-
 /* Stop noise, remove cgroups, free the per-run state. Idempotent; the
  * summary functions still work afterwards. */
 void pressure_stop(struct pressure *p);

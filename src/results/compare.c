@@ -246,8 +246,19 @@ static void compare_arms(struct dbuf *out, const struct results *before, const s
 		if (!header)
 			dbuf_adds(out, "per condition (where both ran it):\n");
 		header = true;
-		compare_counts(g->fails, g->runs, h->fails, h->runs, &c);
 		snprintf(label, sizeof(label), "  %.40s", g->key);
+		if (!g->runs || !h->runs) {
+			/* it ran, but no run of it passed or failed: say what they did */
+			char ub[96], ua[96];
+			results_group_uncounted(ub, sizeof(ub), g);
+			results_group_uncounted(ua, sizeof(ua), h);
+			dbuf_addf(out, "%-22s no rate to compare: %" PRIu64 " counted runs before%s%s%s, %"
+				  PRIu64 " after%s%s%s (slow, cut and skipped runs are in no rate)\n",
+				  label, g->runs, ub[0] ? " (" : "", ub, ub[0] ? ")" : "", h->runs,
+				  ua[0] ? " (" : "", ua, ua[0] ? ")" : "");
+			continue;
+		}
+		compare_counts(g->fails, g->runs, h->fails, h->runs, &c);
 		row(out, label, g->fails, g->runs, h->fails, h->runs, &c);
 	}
 	for (int side = 0; side < 2; side++) {
@@ -255,11 +266,14 @@ static void compare_arms(struct dbuf *out, const struct results *before, const s
 		for (size_t i = 0; i < r->arms_nr; i++) {
 			if (arm_of(o, r->arms[i].key))
 				continue;
+			char un[96];
+			results_group_uncounted(un, sizeof(un), &r->arms[i]);
 			dbuf_addf(out, "warning: condition '");
 			escape_text(out, r->arms[i].key, strlen(r->arms[i].key));
-			dbuf_addf(out, "' ran only %s (%" PRIu64 " runs, %" PRIu64 " failed): the totals "
+			dbuf_addf(out, "' ran only %s (%" PRIu64 " runs, %" PRIu64 " failed%s%s): the totals "
 				  "above pool different mixes of conditions; compare the rows per condition\n",
-				  side ? "AFTER" : "BEFORE", r->arms[i].runs, r->arms[i].fails);
+				  side ? "AFTER" : "BEFORE", r->arms[i].runs, r->arms[i].fails,
+				  un[0] ? "; " : "", un);
 		}
 	}
 	if (!before->arms_nr || !after->arms_nr)
@@ -350,6 +364,15 @@ enum compare_verdict compare_results(const struct results *before, const struct 
 	compare_arms(out, before, after);
 	compare_tests(out, before, after);
 	dbuf_addf(out, "\n%s\n", total.sentence);
+	/* a side with no counted run: what its runs did instead */
+	for (int side = 0; side < 2; side++) {
+		const struct results_totals *t = side ? &after->totals : &before->totals;
+		if (t->counted || (!t->slow && !t->cut && !t->skip))
+			continue;
+		char why[320];
+		report_proof_totals(why, sizeof(why), t);
+		dbuf_addf(out, "%s: %s\n", side ? "AFTER" : "BEFORE", why);
+	}
 	/* fewer failures in total do not make a new or grown signature fine */
 	if (compare_verdict_ok(total.verdict) && worse.verdict == COMPARE_WORSE) {
 		char p[48];

@@ -170,6 +170,30 @@ void report_proof(char *buf, size_t len, uint64_t k, uint64_t n)
 	}
 }
 
+void report_proof_totals(char *buf, size_t len, const struct results_totals *t)
+{
+	if (t->counted || (!t->skip && !t->slow && !t->cut)) {
+		report_proof(buf, len, t->failures, t->counted);
+		return;
+	}
+	if (t->skip && !t->slow && !t->cut) {
+		snprintf(buf, len, "not tested: all %" PRIu64 " runs skipped themselves (exit status 77)",
+			 t->skip);
+		return;
+	}
+	int n = snprintf(buf, len, "not tested: no run passed or failed (");
+	const uint64_t v[] = { t->slow, t->cut, t->skip };
+	static const char *const what[] = {
+		"slow: past the timeout, not stuck", "cut: still running when the series ended",
+		"skipped: exit status 77" };
+	for (size_t i = 0, k = 0; i < 3; i++)
+		if (v[i] && n >= 0 && (size_t)n < len)
+			n += snprintf(buf + n, len - (size_t)n, "%s%" PRIu64 " %s", k++ ? "; " : "", v[i],
+				      what[i]);
+	if (n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ")");
+}
+
 void report_command(struct dbuf *b, const struct results_series *s)
 {
 	for (size_t i = 0; i < s->argv.nr; i++) {
@@ -265,15 +289,26 @@ bool report_read_log(const struct results *r, const struct results_sig *s, bool 
 	return true;
 }
 
-void report_diag_line(char *buf, size_t len, const struct results_sig *s)
+const char *report_diag_line(char *buf, size_t len, const struct results_sig *s)
 {
 	buf[0] = '\0';
 	if (!s->diag)
-		return;
+		return NULL;
 	cJSON *d = cJSON_Parse(s->diag);
 	if (!cJSON_IsObject(d)) {
 		cJSON_Delete(d);
-		return;
+		return NULL;
+	}
+	/* a crash report parsed from the output (rundiag.c): no hang at all */
+	const cJSON *crash = cJSON_GetObjectItemCaseSensitive(d, "crash");
+	if (cJSON_IsObject(crash)) {
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(crash, "kind");
+		const cJSON *tool = cJSON_GetObjectItemCaseSensitive(crash, "tool");
+		snprintf(buf, len, "%s%s%s%s", cJSON_IsString(kind) && *kind->valuestring ?
+			 kind->valuestring : "reported", cJSON_IsString(tool) ? " (report of " : "",
+			 cJSON_IsString(tool) ? tool->valuestring : "", cJSON_IsString(tool) ? ")" : "");
+		cJSON_Delete(d);
+		return "crash";
 	}
 	static const char *const names[] = { "class", "classification", "hang", "kind", "state" };
 	const char *cls = NULL;
@@ -293,6 +328,7 @@ void report_diag_line(char *buf, size_t len, const struct results_sig *s)
 		sep = ", ";
 	}
 	cJSON_Delete(d);
+	return "hang";
 }
 
 void report_cells(const struct results *r, struct report_cell *cells)

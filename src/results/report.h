@@ -42,10 +42,17 @@ int report_write_file(const struct results *r, const struct report_format *fmt,
 int report_write_results(const struct results *r, const char *dir, bool md_html);
 /* The same for the results read from DIR/runs.jsonl. */
 int report_write_dir(const char *dir, bool md_html);
-/* The matrix table of r (as in the text report) to f; nothing without cells. */
+/* The matrix cells' table of r (as in the text report) to f; nothing without cells. */
 void report_print_matrix(FILE *f, const struct results *r);
-/* The matrix section of the text report. */
+/* The matrix section of the text report (cells and chaos arms). */
 void report_text_matrix(struct dbuf *out, const struct results *r);
+/* Its matrix cells alone. */
+void report_text_cells(struct dbuf *out, const struct results *r);
+/* The closing per-arm table of a series with chaos configurations: runs,
+ * failures, slow and cut runs apart, the rate over counted runs, failures
+ * per minute of the arm's time; "CPUs via" only when some run's CPUs were
+ * restricted. Nothing without arms. */
+void report_text_arms(struct dbuf *out, const struct results *r);
 /* The per-test section of the text report and the closing summary
  * (--tests): flaky tests with their rates, always-failing tests apart, and
  * with `variance` the tests whose time varies most. At most max rows per
@@ -86,6 +93,9 @@ void report_rate(char *buf, size_t len, uint64_t k, uint64_t n);
  * "0 of 600 runs failed: failure rate < 0.50% with 95% confidence" or
  * "37 of 600 runs failed: failure rate 6.2% (95% CI 4.5%–8.4%)" */
 void report_proof(char *buf, size_t len, uint64_t k, uint64_t n);
+/* report_proof of the totals, or when no run was counted, why not ("not
+ * tested: no run passed or failed (8 slow: ...; 10 cut: ...)"). */
+void report_proof_totals(char *buf, size_t len, const struct results_totals *t);
 /* The command of series s as a shell would read it (quoted). */
 void report_command(struct dbuf *b, const struct results_series *s);
 /* "host, 4 CPUs, Linux 6.1.0-18-amd64, load 1.20, 15951 MB" */
@@ -95,9 +105,11 @@ void report_machine(struct dbuf *b, const struct results_series *s);
  * when there is none or it cannot be read. */
 bool report_read_log(const struct results *r, const struct results_sig *s,
 		     bool stacks, struct dbuf *out, size_t head, size_t tail);
-/* Short hang classification from the example's diag JSON ("deadlock: 4
- * threads blocked"), or "" */
-void report_diag_line(char *buf, size_t len, const struct results_sig *s);
+/* Short classification from the example's diag JSON into buf: a hang's
+ * ("deadlock: threads 4, blocked 4"), returning "hang", or a crash report's
+ * ("python-fatal (report of Python)"), returning "crash"; "" and NULL when
+ * there is none. */
+const char *report_diag_line(char *buf, size_t len, const struct results_sig *s);
 
 /* Matrix cells: rate, interval, two-sided Fisher test of the cell against
  * all other cells together; `differs` when p < alpha / cells (Bonferroni)

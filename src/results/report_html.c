@@ -132,11 +132,15 @@ static void cards(struct dbuf *b, const struct results *r)
 		snprintf(v, sizeof(v), "%" PRIu64, t->slow);
 		card(b, v, "slow: past the timeout but not stuck, not counted");
 	}
+	if (t->skip) {
+		snprintf(v, sizeof(v), "%" PRIu64, t->skip);
+		card(b, v, "skipped: exit status 77, not counted");
+	}
 	snprintf(v, sizeof(v), "%.3g s", t->counted ? t->wall_sum / (double)t->counted : 0);
 	card(b, v, "mean run time");
 	snprintf(v, sizeof(v), "%.3g s", t->wall_max);
 	card(b, v, "longest run");
-	report_proof(proof, sizeof(proof), t->failures, t->counted);
+	report_proof_totals(proof, sizeof(proof), t);
 	dbuf_addf(b, "<div class=\"card proof%s\" id=\"proof\">%s</div>",
 		  t->counted && !t->failures ? " clean" : "", proof);
 	dbuf_adds(b, "</section>\n");
@@ -443,8 +447,13 @@ static void groups_table(struct dbuf *b, const struct results_group *g, size_t n
 	for (size_t i = 0; i < n; i++)
 		if (g[i].runs && (double)g[i].fails / (double)g[i].runs > rmax)
 			rmax = (double)g[i].fails / (double)g[i].runs;
-	dbuf_addf(b, "<table><tr><th>%s</th><th>runs</th><th>failed</th><th>rate</th>"
-		     "<th>95%% interval</th><th>vs the others</th></tr>", what);
+	bool skips = false;
+	for (size_t i = 0; i < n; i++)
+		skips |= g[i].skip > 0;
+	/* slow, cut and skipped runs in columns of their own: in no rate */
+	dbuf_addf(b, "<table><tr><th>%s</th><th>runs</th><th>failed</th><th>slow</th><th>cut</th>"
+		     "%s<th>rate</th><th>95%% interval</th><th>vs the others</th></tr>", what,
+		  skips ? "<th>skipped</th>" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct report_cell *c = &cells[i];
 		double rate = c->g->runs ? (double)c->g->fails / (double)c->g->runs : 0;
@@ -456,12 +465,22 @@ static void groups_table(struct dbuf *b, const struct results_group *g, size_t n
 		dbuf_adds(b, "<tr><td><code>");
 		esc(b, c->g->key);
 		dbuf_addf(b, "</code></td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64
-			     "</td><td class=\"n%s\" style=\"background:rgb(255,%d,%d)\">%s</td>"
+			     "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 "</td>",
+			  c->g->runs, c->g->fails, c->g->slow, c->g->cut);
+		if (skips)
+			dbuf_addf(b, "<td class=\"n\">%" PRIu64 "</td>", c->g->skip);
+		if (!c->g->runs) {
+			dbuf_adds(b, "<td class=\"n\">\xe2\x80\x93</td><td>\xe2\x80\x93</td>"
+				     "<td>no counted run</td></tr>");
+			continue;
+		}
+		dbuf_addf(b, "<td class=\"n%s\" style=\"background:rgb(255,%d,%d)\">%s</td>"
 			     "<td>%s\xe2\x80\x93%s</td><td>%s%s</td></tr>",
-			  c->g->runs, c->g->fails, c->differs ? " differs" : "", gb, gb, pct, lo, hi,
+			  c->differs ? " differs" : "", gb, gb, pct, lo, hi,
 			  p, c->differs ? " (differs)" : "");
 	}
-	dbuf_adds(b, "</table>");
+	dbuf_adds(b, "</table><p class=\"meta\">Rates are over counted runs (passed or failed): "
+		     "slow, cut and skipped runs are in none.</p>");
 	free(cells);
 }
 

@@ -40,7 +40,18 @@ static void group_members(struct dbuf *b, const struct results_group *g, const c
 {
 	jsonw_kuint(b, "runs", g->runs);
 	jsonw_kuint(b, fails_key, g->fails);
-	rate_members(b, g->fails, g->runs);
+	/* in no rate: runs is the counted ones (passed or failed) */
+	jsonw_kuint(b, "slow", g->slow);
+	jsonw_kuint(b, "cut", g->cut);
+	jsonw_kuint(b, "skip", g->skip);
+	jsonw_kdbl(b, "wall_s", g->wall_s);
+	if (g->runs) {
+		rate_members(b, g->fails, g->runs);
+	} else {   /* no counted run: no rate, rather than a 0% that reads as clean */
+		jsonw_kdbl(b, "rate", NAN);
+		jsonw_kdbl(b, "rate_lo", NAN);
+		jsonw_kdbl(b, "rate_hi", NAN);
+	}
 }
 
 /* key: one object per group (matrix cell, chaos arm), named under
@@ -193,7 +204,7 @@ int report_json(struct dbuf *b, const struct results *r)
 {
 	const struct results_totals *t = &r->totals;
 	char proof[256];
-	report_proof(proof, sizeof(proof), t->failures, t->counted);
+	report_proof_totals(proof, sizeof(proof), t);
 	dbuf_addc(b, '{');
 	jsonw_kint(b, "v", 1);
 	jsonw_kstr(b, "type", "summary");
@@ -220,8 +231,12 @@ int report_json(struct dbuf *b, const struct results *r)
 	jsonw_kuint(b, "runs", t->counted);
 	jsonw_kuint(b, "failures", t->failures);
 	dbuf_addc(b, ',');
-	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored", "cut", "slow" };
-	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut, t->slow };
+	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored", "cut", "slow",
+					     "skip", "outlasted", "late_progressing", "late_spinning",
+					     "late_stuck", "late_unjudged" };
+	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut, t->slow,
+				  t->skip, t->outlasted, t->late_progressing, t->late_spinning,
+				  t->late_stuck, t->late_unjudged };
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		jsonw_kuint(b, names[i], vals[i]);
 		dbuf_addc(b, ',');

@@ -97,7 +97,9 @@ int report_junit(struct dbuf *b, const struct results *r)
 {
 	const struct results_totals *t = &r->totals;
 	const struct results_series *s0 = r->series_nr ? &r->series[0] : NULL;
-	uint64_t tests = r->sigs_nr + 1, failures = r->sigs_nr + (t->failures > 0);
+	/* every run skipped itself (exit status 77): the proof case is skipped */
+	bool skipped = !t->counted && t->skip && !t->slow && !t->cut;
+	uint64_t tests = r->sigs_nr + 1, failures = r->sigs_nr + (t->failures > 0 || (!t->counted && !skipped));
 	char line[256];
 	struct dbuf cmd;
 	dbuf_init(&cmd, 1 << 20);
@@ -118,8 +120,8 @@ int report_junit(struct dbuf *b, const struct results *r)
 		  t->wall_sum);
 	dbuf_adds(b, "  <testsuite name=\"jostle: ");
 	attr(b, cmd.len ? cmd.buf : "(unknown command)", 200);
-	dbuf_addf(b, "\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"0\" skipped=\"0\""
-		  " time=\"%.3f\"", tests, failures, t->wall_sum);
+	dbuf_addf(b, "\" tests=\"%" PRIu64 "\" failures=\"%" PRIu64 "\" errors=\"0\" skipped=\"%d\""
+		  " time=\"%.3f\"", tests, failures, skipped, t->wall_sum);
 	if (s0 && s0->start && strlen(s0->start) >= 19) {
 		/* xs:dateTime without the trailing Z is what the schema expects */
 		char ts[20];
@@ -144,8 +146,14 @@ int report_junit(struct dbuf *b, const struct results *r)
 		dbuf_adds(b, "\"/>\n");
 	}
 	dbuf_addf(b, "      <property name=\"runs\" value=\"%" PRIu64 "\"/>\n"
-		     "      <property name=\"failures\" value=\"%" PRIu64 "\"/>\n"
-		     "    </properties>\n", t->counted, t->failures);
+		     "      <property name=\"failures\" value=\"%" PRIu64 "\"/>\n", t->counted, t->failures);
+	/* runs in no rate */
+	if (t->slow || t->cut || t->skip)
+		dbuf_addf(b, "      <property name=\"slow\" value=\"%" PRIu64 "\"/>\n"
+			     "      <property name=\"cut\" value=\"%" PRIu64 "\"/>\n"
+			     "      <property name=\"skipped\" value=\"%" PRIu64 "\"/>\n",
+			  t->slow, t->cut, t->skip);
+	dbuf_adds(b, "    </properties>\n");
 
 	for (size_t i = 0; i < r->sigs_nr; i++) {
 		const struct results_sig *s = &r->sigs[r->sig_order[i]];
@@ -169,9 +177,9 @@ int report_junit(struct dbuf *b, const struct results *r)
 			text(b, s->frames.v[f]);
 			dbuf_addc(b, '\n');
 		}
-		report_diag_line(line, sizeof(line), s);
+		const char *what = report_diag_line(line, sizeof(line), s);
 		if (line[0]) {
-			dbuf_adds(b, "hang: ");
+			dbuf_addf(b, "%s: ", what);
 			text(b, line);
 			dbuf_addc(b, '\n');
 		}
@@ -193,11 +201,15 @@ int report_junit(struct dbuf *b, const struct results *r)
 		dbuf_adds(b, "    </testcase>\n");
 	}
 
-	report_proof(line, sizeof(line), t->failures, t->counted);
+	report_proof_totals(line, sizeof(line), t);
 	dbuf_adds(b, "    <testcase classname=\"jostle.proof\" name=\"no run of ");
 	attr(b, cmd.len ? cmd.buf : "the command", 160);
 	dbuf_addf(b, " fails\" time=\"%.3f\">\n", t->wall_sum);
-	if (t->failures || !t->counted) {
+	if (skipped) {
+		dbuf_adds(b, "      <skipped message=\"");
+		attr(b, line, 256);
+		dbuf_adds(b, "\"/>\n");
+	} else if (t->failures || !t->counted) {
 		dbuf_adds(b, "      <failure type=\"flaky\" message=\"");
 		attr(b, line, 256);
 		dbuf_adds(b, "\">");

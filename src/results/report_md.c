@@ -134,6 +134,8 @@ static void header(struct dbuf *out, const struct results *r)
 			  t->cut);
 	if (t->slow)
 		dbuf_addf(out, " (%" PRIu64 " more slow: past the timeout but not stuck, not counted)", t->slow);
+	if (t->skip)
+		dbuf_addf(out, " (%" PRIu64 " more skipped: exit status 77, not counted)", t->skip);
 	if (t->counted)
 		dbuf_addf(out, "; mean run %.3g s, longest %.3g s", t->wall_sum / (double)t->counted,
 			  t->wall_max);
@@ -161,9 +163,10 @@ static void example(struct dbuf *out, const struct results *r, const struct resu
 		code_in(out, s->log, false);
 	}
 	dbuf_addc(out, '\n');
-	report_diag_line(line, sizeof(line), s);
+	const char *what = report_diag_line(line, sizeof(line), s);
 	if (line[0]) {
-		dbuf_adds(out, "Hang: ");
+		/* a crash's report is no hang ("Hang: diagnosed" said it was) */
+		dbuf_adds(out, !strcmp(what, "crash") ? "Crash: " : "Hang: ");
 		code_in(out, line, false);
 		dbuf_addc(out, '\n');
 	}
@@ -204,9 +207,14 @@ static void groups_table(struct dbuf *out, const char *title, const char *what,
 {
 	struct report_cell *cells = xcalloc(n, sizeof(*cells));
 	char a[32], lo[32], hi[32], p[96];
+	bool skips = false;
+	for (size_t i = 0; i < n; i++)
+		skips |= g[i].skip > 0;
 	report_groups(g, n, cells);
-	dbuf_addf(out, "### %s\n\n| %s | runs | failed | rate | 95%% CI | vs the others |\n"
-		       "|---|--:|--:|--:|---|---|\n", title, what);
+	/* slow, cut and skipped runs in columns of their own: in no rate */
+	dbuf_addf(out, "### %s\n\n| %s | runs | failed | slow | cut |%s rate | 95%% CI | vs the others |\n"
+		       "|---|--:|--:|--:|--:|%s--:|---|---|\n", title, what, skips ? " skipped |" : "",
+		  skips ? "--:|" : "");
 	for (size_t i = 0; i < n; i++) {
 		const struct report_cell *c = &cells[i];
 		report_pct(a, sizeof(a), c->g->runs ? (double)c->g->fails / (double)c->g->runs : 0);
@@ -215,13 +223,24 @@ static void groups_table(struct dbuf *out, const char *title, const char *what,
 		report_vs_rest(p, sizeof(p), c);
 		dbuf_adds(out, "| ");
 		code(out, c->g->key);
-		dbuf_addf(out, " | %" PRIu64 " | %" PRIu64 " | %s%s%s | %s\xe2\x80\x93%s | %s%s |\n",
-			  c->g->runs, c->g->fails, c->differs ? "**" : "", a, c->differs ? "**" : "",
+		dbuf_addf(out, " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " |", c->g->runs,
+			  c->g->fails, c->g->slow, c->g->cut);
+		if (skips)
+			dbuf_addf(out, " %" PRIu64 " |", c->g->skip);
+		if (!c->g->runs) {
+			dbuf_adds(out, " \xe2\x80\x93 | \xe2\x80\x93 | no counted run |\n");
+			continue;
+		}
+		dbuf_addf(out, " %s%s%s | %s\xe2\x80\x93%s | %s%s |\n",
+			  c->differs ? "**" : "", a, c->differs ? "**" : "",
 			  lo, hi, c->differs ? "**differs**: " : "", p);
 	}
-	dbuf_addf(out, "\nA %s marked **differs** fails significantly more often than all others "
+	dbuf_addf(out, "\nRates are over counted runs (passed or failed): slow runs (past the "
+		       "timeout, not stuck)%s cut runs (still running when the series ended)%s are in "
+		       "none. A %s marked **differs** fails significantly more often than all others "
 		       "together (two-sided Fisher exact test, Bonferroni correction for %zu, "
-		       "family-wise \xce\xb1 = 0.05).\n\n", what, n);
+		       "family-wise \xce\xb1 = 0.05).\n\n", skips ? "," : " and",
+		  skips ? " and skipped runs (exit status 77)" : "", what, n);
 	free(cells);
 }
 
@@ -362,7 +381,7 @@ int report_md(struct dbuf *out, const struct results *r)
 	size_t start = out->len;
 	dbuf_addf(out, "## jostle: %" PRIu64 " of %" PRIu64 " runs failed\n\n", t->failures, t->counted);
 	header(out, r);
-	report_proof(line, sizeof(line), t->failures, t->counted);
+	report_proof_totals(line, sizeof(line), t);
 	dbuf_addf(out, "**%s**\n\n", line);
 	tests_section(out, r);
 	/* what comes after the examples, written first so that its size is known */

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cJSON.h>
+
 #include "results/report.h"
 #include "results/shards.h"
+#include "results/stats.h"
 #include "util/escape.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -49,8 +52,9 @@ int report_text(struct dbuf *out, const struct results *r)
 		}
 	}
 	dbuf_addf(out, "runs:     %" PRIu64 " (%" PRIu64 " pass, %" PRIu64 " fail, %" PRIu64
-		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored, %" PRIu64 " cut, %" PRIu64 " slow)\n",
-		  t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut, t->slow);
+		  " crash, %" PRIu64 " hang; %" PRIu64 " ignored, %" PRIu64 " cut, %" PRIu64 " slow, %"
+		  PRIu64 " skipped)\n", t->counted, t->pass, t->fail, t->crash, t->hang, t->ignored,
+		  t->cut, t->slow, t->skip);
 	if (t->bad_lines) {
 		dbuf_addf(out, "skipped:  %" PRIu64 " unreadable lines of runs.jsonl", t->bad_lines);
 		if (t->cut_lines)
@@ -63,7 +67,7 @@ int report_text(struct dbuf *out, const struct results *r)
 	if (sh.len)
 		dbuf_addf(out, "shards:   %s\n", dbuf_str(&sh));
 	dbuf_release(&sh);
-	report_proof(line, sizeof(line), t->failures, t->counted);
+	report_proof_totals(line, sizeof(line), t);
 	dbuf_addf(out, "result:   %s\n", line);
 
 	if (r->sigs_nr) {
@@ -76,9 +80,9 @@ int report_text(struct dbuf *out, const struct results *r)
 				  s->id, s->kind, s->count, line, s->first_run, s->last_run);
 			add_clean(out, s->key_line ? s->key_line : s->key, 120);
 			dbuf_addc(out, '\n');
-			report_diag_line(line, sizeof(line), s);
+			const char *what = report_diag_line(line, sizeof(line), s);
 			if (line[0]) {
-				dbuf_adds(out, "           hang: ");
+				dbuf_addf(out, "           %s: ", what);
 				add_clean(out, line, 200);
 				dbuf_addc(out, '\n');
 			}
@@ -96,16 +100,39 @@ int report_text(struct dbuf *out, const struct results *r)
 	return 0;
 }
 
+/* Runs in no rate, summed over the groups: which columns a table needs. */
+static void uncounted_sums(const struct results_group *g, size_t n, uint64_t *slow,
+			   uint64_t *cut, uint64_t *skip)
+{
+	*slow = *cut = *skip = 0;
+	for (size_t i = 0; i < n; i++) {
+		*slow += g[i].slow;
+		*cut += g[i].cut;
+		*skip += g[i].skip;
+	}
+}
+
+/*
+ * One row per group: its counted runs and failures, then the runs in no
+ * rate in columns of their own (a slow run is no clean run), the rate over
+ * the counted runs only, and the test against the other groups. A group
+ * whose every run was slow, cut or skipped has no rate, and says so.
+ */
 static void text_groups(struct dbuf *out, const char *title, const struct results_group *g,
 			size_t n)
 {
 	char line[256];
+	uint64_t slow, cut, skip;
 	if (!n)
 		return;
+	uncounted_sums(g, n, &slow, &cut, &skip);
+	bool show_skip = skip > 0;
 	struct report_cell *cells = xcalloc(n, sizeof(*cells));
 	report_groups(g, n, cells);
-	dbuf_addf(out, "\n%-30s %7s %7s  %-30s %s\n", title, "runs", "failed",
-		  "rate", "vs the others (Fisher, Bonferroni)");
+	dbuf_addf(out, "\n%-30s %7s %7s %6s %6s", title, "runs", "failed", "slow", "cut");
+	if (show_skip)
+		dbuf_addf(out, " %7s", "skipped");
+	dbuf_addf(out, "  %-30s %s\n", "rate", "vs the others (Fisher, Bonferroni)");
 	for (size_t i = 0; i < n; i++) {
 		const struct report_cell *c = &cells[i];
 		char p[96];
@@ -114,10 +141,18 @@ static void text_groups(struct dbuf *out, const char *title, const struct result
 		report_vs_rest(p, sizeof(p), c);
 		if (c->differs)   /* marked: significant after the correction */
 			memcpy(p, "FAILS MORE", 10);
+		if (!c->g->runs) {
+			snprintf(line, sizeof(line), "- (no counted run)");
+			p[0] = '\0';
+		}
 		add_clean(out, c->g->key, 60);
-		dbuf_addf(out, "%*s %7" PRIu64 " %7" PRIu64 "  %-32s %s\n",
-			  (int)(klen < 30 ? 30 - klen : 0), "",
-			  c->g->runs, c->g->fails, line, p);
+		dbuf_addf(out, "%*s %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64,
+			  (int)(klen < 30 ? 30 - klen : 0), "", c->g->runs, c->g->fails,
+			  c->g->slow, c->g->cut);
+		if (show_skip)
+			dbuf_addf(out, " %7" PRIu64, c->g->skip);
+		/* %-Ns pads bytes: the en dash is 3 bytes for 1 column */
+		dbuf_addf(out, "  %-*s %s\n", c->g->runs ? 32 : 30, line, p);
 	}
 	free(cells);
 }
@@ -126,6 +161,74 @@ void report_text_matrix(struct dbuf *out, const struct results *r)
 {
 	text_groups(out, "matrix cell", r->cells, r->cells_nr);
 	text_groups(out, "chaos configuration", r->arms, r->arms_nr);
+}
+
+void report_text_cells(struct dbuf *out, const struct results *r)
+{
+	text_groups(out, "matrix cell", r->cells, r->cells_nr);
+}
+
+/* settings.chaos of the first series ("auto", "sync", ...), or NULL. */
+static char *chaos_setting(const struct results *r)
+{
+	if (!r->series_nr || !r->series[0].settings)
+		return NULL;
+	cJSON *o = cJSON_Parse(r->series[0].settings);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "chaos");
+	char *chaos = cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
+	cJSON_Delete(o);
+	return chaos;
+}
+
+void report_text_arms(struct dbuf *out, const struct results *r)
+{
+	uint64_t slow, cut, skip;
+	if (!r->arms_nr)
+		return;
+	uncounted_sums(r->arms, r->arms_nr, &slow, &cut, &skip);
+	char *chaos = chaos_setting(r);
+	bool is_auto = chaos && !strcmp(chaos, "auto");
+	free(chaos);
+	dbuf_addf(out, "failure rate per configuration (%s", is_auto ? "--chaos auto" : "fixed");
+	if (r->totals.cpus_via) {   /* only when some run's CPUs were restricted */
+		dbuf_adds(out, "; CPUs via ");
+		add_clean(out, r->totals.cpus_via, 40);
+	}
+	dbuf_addf(out, "):\n  %-18s %6s %6s %6s %6s", "config", "runs", "fails", "slow", "cut");
+	if (skip)
+		dbuf_addf(out, " %7s", "skipped");
+	dbuf_addf(out, " %7s  %-16s %9s\n", "rate", "95% interval", "fails/min");
+	for (size_t a = 0; a < r->arms_nr; a++) {
+		const struct results_group *g = &r->arms[a];
+		char name[64], rate[16] = "-", iv[48] = "-";
+		size_t m = 0;
+		for (const char *k = g->key; *k && m < sizeof(name) - 1; k++)
+			name[m++] = (*k >= 0x20 && *k < 0x7f) ? *k : '?';
+		name[m] = '\0';
+		if (g->runs) {
+			double lo, hi;
+			stats_wilson(g->fails, g->runs, STATS_Z95, &lo, &hi);
+			snprintf(rate, sizeof(rate), "%.1f%%", 100.0 * (double)g->fails / (double)g->runs);
+			snprintf(iv, sizeof(iv), "[%.1f%%, %.1f%%]", 100 * lo, 100 * hi);
+		}
+		/* what the arm yields with the machine to itself: its failures
+		 * over all its runs' time (slow and cut ones too) divided by its
+		 * concurrency */
+		double slot_s = g->wall_s / (double)(g->jobs ? g->jobs : 1);
+		dbuf_addf(out, "  %-18s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64, name,
+			  g->runs, g->fails, g->slow, g->cut);
+		if (skip)
+			dbuf_addf(out, " %7" PRIu64, g->skip);
+		dbuf_addf(out, " %7s  %-16s %9.1f\n", rate, iv,
+			  slot_s > 0 ? 60.0 * (double)g->fails / slot_s : 0.0);
+	}
+	dbuf_adds(out, "  (rates over counted runs, passed or failed; slow: past the timeout, not stuck; "
+		  "cut: still running when the series ended");
+	if (skip)
+		dbuf_adds(out, "; skipped: exit status 77");
+	dbuf_adds(out, ";\n   fails/min: an arm's failures per minute of all its runs' time divided by "
+		  "its concurrency");
+	dbuf_adds(out, is_auto ? ", what auto maximizes)\n" : ")\n");
 }
 
 /* ---- per-test results (--tests) ---- */
@@ -219,7 +322,7 @@ void report_print_matrix(FILE *f, const struct results *r)
 {
 	struct dbuf b;
 	dbuf_init(&b, REPORT_CAP);
-	report_text_matrix(&b, r);
+	report_text_cells(&b, r);   /* the arms: in the closing summary (summary.h) */
 	fwrite(dbuf_str(&b), 1, b.len, f);
 	dbuf_release(&b);
 }

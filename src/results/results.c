@@ -200,6 +200,9 @@ static void add_series(struct results *r, const cJSON *o, size_t dir)
 	s->loadavg = jnum(m, "loadavg", -1);
 	s->dir = dir;
 	s->elapsed_s = -1;
+	const cJSON *set = cJSON_GetObjectItemCaseSensitive(o, "settings");
+	s->timeout_s = jnum(set, "timeout_s", 0);
+	s->time_s = jnum(set, "time_s", 0);
 	const cJSON *shard = cJSON_GetObjectItemCaseSensitive(o, "shard");
 	double k = jnum(shard, "index", -1), n = jnum(shard, "count", 0);
 	if (n >= 1 && k >= 0 && k < n) {
@@ -218,11 +221,119 @@ static struct results_group *group_get(struct strmap *map, struct results_group 
 	if (i == SIZE_MAX) {
 		ALLOC_GROW(*arr, *nr + 1, *alloc);
 		i = (*nr)++;
+		memset(&(*arr)[i], 0, sizeof((*arr)[i]));
 		(*arr)[i].key = xstrdup(key);
-		(*arr)[i].runs = (*arr)[i].fails = 0;
 		strmap_set(map, key, i);
 	}
 	return &(*arr)[i];
+}
+
+void results_group_uncounted(char *buf, size_t len, const struct results_group *g)
+{
+	size_t off = 0;
+	buf[0] = '\0';
+	const uint64_t v[] = { g->slow, g->cut, g->skip };
+	static const char *const what[] = { "slow", "cut", "skipped" };
+	for (size_t i = 0; i < 3 && off < len; i++)
+		if (v[i])
+			off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64 " %s",
+						off ? ", " : "", v[i], what[i]);
+}
+
+/*
+ * The run's matrix cell, chaos arm and configuration. OUTCOME is one of
+ * "pass", "fail" (any failure), "slow", "cut", "skip": the uncounted ones
+ * are kept apart in every group, so a table never shows a slow run as a
+ * clean one, and their time is the group's time all the same.
+ */
+static void add_groups(struct results *r, const cJSON *o, const char *outcome, double wall)
+{
+	struct results_group *g[3] = { NULL, NULL, NULL };
+	const char *cell = jstr(o, "cell");
+	if (cell && *cell)
+		g[0] = group_get(&r->cell_map, &r->cells, &r->cells_nr, &r->cells_alloc, cell);
+	const cJSON *config = cJSON_GetObjectItemCaseSensitive(o, "config");
+	const cJSON *arm = cJSON_GetObjectItemCaseSensitive(config, "arm");
+	if (cJSON_IsString(arm) && *arm->valuestring)
+		g[1] = group_get(&r->arm_map, &r->arms, &r->arms_nr, &r->arms_alloc, arm->valuestring);
+	if (cJSON_IsObject(config) && config->child) {
+		char *text = cJSON_PrintUnformatted(config);
+		if (text) {
+			g[2] = group_get(&r->config_map, &r->configs, &r->configs_nr,
+					 &r->configs_alloc, text);
+			free(text);
+		}
+	}
+	const char *via = jstr(config, "cpus_via");
+	if (via && *via && strcmp(via, "none") && !r->totals.cpus_via)
+		r->totals.cpus_via = xstrdup(via);
+	double jobs = jnum(config, "jobs", 0);
+	for (int i = 0; i < 3; i++) {
+		if (!g[i])
+			continue;
+		if (!strcmp(outcome, "slow"))
+			g[i]->slow++;
+		else if (!strcmp(outcome, "cut"))
+			g[i]->cut++;
+		else if (!strcmp(outcome, "skip"))
+			g[i]->skip++;
+		else
+			g[i]->runs++;
+		g[i]->fails += !strcmp(outcome, "fail");
+		g[i]->wall_s += wall;
+		if (jobs >= 1 && (uint64_t)jobs > g[i]->jobs)
+			g[i]->jobs = (uint64_t)jobs;
+	}
+}
+
+/*
+ * Whether the run went past its timeout, and doing what: the record's
+ * "late" (progressing, spinning or stuck), else what its outcome says (a
+ * slow run was progressing, a hang was stuck, or spinning when its kind
+ * is busy-wait). A cut run was past its timeout when its deadline had
+ * been extended ("timeout_scale": it was judged not stuck, so progressing)
+ * or it ran longer than the series' --timeout (not judged yet: stuck or
+ * not, nobody knows); else it was cut before its timeout.
+ */
+static void add_late(struct results *r, const cJSON *o, const char *outcome, double wall)
+{
+	struct results_totals *tot = &r->totals;
+	const char *late = jstr(o, "late");
+	bool slow = !strcmp(outcome, "slow"), hang = !strcmp(outcome, "hang");
+	bool cut = !strcmp(outcome, "cut");
+	bool scaled = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "timeout_scale"));
+	double timeout = 0;
+	const char *sid = jstr(o, "series");
+	size_t si = sid ? strmap_get(&r->series_map, sid) : SIZE_MAX;
+	if (si != SIZE_MAX)
+		timeout = r->series[si].timeout_s;
+	bool cut_late = cut && (scaled || (timeout > 0 && wall > timeout));
+	if (!late && !slow && !hang && !cut_late) {
+		if (cut)
+			tot->cut_early++;
+		else
+			tot->in_time++;
+		return;
+	}
+	const char *kind = jstr(o, "sig_kind");
+	if (!late && cut && !scaled) {
+		tot->outlasted++;
+		tot->late_unjudged++;
+		if (wall > tot->late_wall_max)
+			tot->late_wall_max = wall;
+		return;
+	}
+	if (!late)
+		late = slow || cut ? "progressing" : kind && !strcmp(kind, "busy-wait") ? "spinning" : "stuck";
+	tot->outlasted++;
+	if (!strcmp(late, "progressing"))
+		tot->late_progressing++;
+	else if (!strcmp(late, "spinning"))
+		tot->late_spinning++;
+	else
+		tot->late_stuck++;
+	if (wall > tot->late_wall_max)
+		tot->late_wall_max = wall;
 }
 
 static size_t sig_get(struct results *r, const cJSON *o, const char *outcome,
@@ -369,16 +480,10 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 		tot->ignored++;
 		return;
 	}
-	if (!strcmp(outcome, "cut")) {   /* ended by the series' end: neither pass nor fail */
-		tot->cut++;
-		return;
-	}
-	if (!strcmp(outcome, "slow")) {   /* past the timeout, not stuck: neither pass nor fail */
-		tot->slow++;
-		return;
-	}
 	bool fail = results_is_failure(outcome);
-	if (!fail && strcmp(outcome, "pass")) {
+	bool cut = !strcmp(outcome, "cut"), slow = !strcmp(outcome, "slow"),
+	     skip = !strcmp(outcome, "skip");
+	if (!fail && !cut && !slow && !skip && strcmp(outcome, "pass")) {
 		tot->other++;
 		return;
 	}
@@ -386,6 +491,16 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 	double t = jnum(o, "t", NAN), wall = jnum(o, "wall_s", 0);
 	if (!(wall >= 0))
 		wall = 0;
+	add_late(r, o, outcome, wall);
+	add_groups(r, o, fail ? "fail" : outcome, wall);
+	/* ended by the series' end, past the timeout but not stuck, or
+	 * skipped by the program itself: neither pass nor fail */
+	if (cut || slow || skip) {
+		tot->cut += cut;
+		tot->slow += slow;
+		tot->skip += skip;
+		return;
+	}
 	tot->counted++;
 	if (!strcmp(outcome, "pass"))
 		tot->pass++;
@@ -418,31 +533,6 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 	else
 		r->dur_pass[db]++;
 
-	const char *cell = jstr(o, "cell");
-	if (cell && *cell) {
-		struct results_group *g = group_get(&r->cell_map, &r->cells, &r->cells_nr,
-						    &r->cells_alloc, cell);
-		g->runs++;
-		g->fails += fail;
-	}
-	const cJSON *config = cJSON_GetObjectItemCaseSensitive(o, "config");
-	const cJSON *arm = cJSON_GetObjectItemCaseSensitive(config, "arm");
-	if (cJSON_IsString(arm) && *arm->valuestring) {
-		struct results_group *g = group_get(&r->arm_map, &r->arms, &r->arms_nr,
-						    &r->arms_alloc, arm->valuestring);
-		g->runs++;
-		g->fails += fail;
-	}
-	if (cJSON_IsObject(config) && config->child) {
-		char *text = cJSON_PrintUnformatted(config);
-		if (text) {
-			struct results_group *g = group_get(&r->config_map, &r->configs,
-							    &r->configs_nr, &r->configs_alloc, text);
-			g->runs++;
-			g->fails += fail;
-			free(text);
-		}
-	}
 	const char *sid = jstr(o, "series");
 	if (sid) {
 		size_t si = strmap_get(&r->series_map, sid);
@@ -700,6 +790,7 @@ void results_release(struct results *r)
 	free(r->test_order);
 	strmap_release(&r->test_map);
 	free(r->points);
+	free(r->totals.cpus_via);
 	strmap_release(&r->sig_map);
 	strmap_release(&r->cell_map);
 	strmap_release(&r->config_map);

@@ -16,8 +16,10 @@
  *
  * A run counts when its outcome is pass, fail, crash or hang; it is a
  * failure when it is fail, crash or hang. `ignored` runs (matched by the
- * user's --ignore) and `cut` runs (still going when the series ended) are
- * counted apart and are in neither number.
+ * user's --ignore), `cut` runs (still going when the series ended), `slow`
+ * runs (past the timeout, not stuck) and `skip` runs (exit status 77: the
+ * program skipped itself) are counted apart and are in neither number, in
+ * the totals and in every group (matrix cell, chaos arm) alike.
  */
 #ifndef JOSTLE_RESULTS_H
 #define JOSTLE_RESULTS_H
@@ -54,6 +56,7 @@ struct results_series {
 	size_t dir;           /* index into results.dirs */
 	uint64_t shard_index, shard_count;   /* "shard" (issue 17); count 0: not a shard */
 	uint64_t runs;
+	double timeout_s, time_s;   /* settings' --timeout and --time; 0: none or unknown */
 	/* from the series' "end" line, when it has one */
 	char *stop;           /* why it stopped, or NULL */
 	bool ended, interrupted;
@@ -106,7 +109,10 @@ double results_test_sd(const struct results_test *t);
 
 struct results_group {   /* a matrix cell or a configuration */
 	char *key;            /* cell label, or the JSON text of the config */
-	uint64_t runs, fails;
+	uint64_t runs, fails; /* counted runs (pass or failure) and failures */
+	uint64_t slow, cut, skip;   /* its runs in no rate (see the header comment) */
+	double wall_s;        /* the time of all its runs, the uncounted ones too */
+	uint64_t jobs;        /* the most runs at once its records name (config.jobs); 0: unknown */
 };
 
 struct results_point {   /* one failure, for the charts */
@@ -120,8 +126,17 @@ struct results_totals {
 	uint64_t cut_lines;               /* of bad_lines: a last line without its
 	                                     newline (a record cut short) */
 	uint64_t records;                 /* lines of type run */
-	uint64_t pass, fail, crash, hang, ignored, cut, slow, other;
+	uint64_t pass, fail, crash, hang, ignored, cut, slow, skip, other;
 	uint64_t counted, failures;       /* see the header comment */
+	/* runs past their timeout (a "late" field, or slow, or hang), by what
+	 * they were doing (docs/FORMAT.md "late"); in_time: runs that ended
+	 * before their timeout, cut_early: runs cut before theirs */
+	uint64_t outlasted, late_progressing, late_spinning, late_stuck;
+	uint64_t late_unjudged;           /* cut past the timeout before it was judged */
+	uint64_t in_time, cut_early;
+	double late_wall_max;             /* the longest of the outlasting runs */
+	char *cpus_via;                   /* owned: how runs' CPUs were restricted
+	                                     (config.cpus_via other than "none"), or NULL */
 	uint64_t with_tests;              /* run lines that had per-test results */
 	double wall_sum, wall_max;
 	double t_end;                     /* max of t + wall_s */
@@ -199,5 +214,8 @@ void results_release(struct results *r);
 double results_dur_edge(int i);
 /* A failure outcome? ("fail", "crash", "hang") */
 bool results_is_failure(const char *outcome);
+/* The fixed-size counts of a group as "8 slow, 2 cut" (nothing when all
+ * are 0) into buf. */
+void results_group_uncounted(char *buf, size_t len, const struct results_group *g);
 
 #endif

@@ -93,6 +93,70 @@ static void sig_table(FILE *f, const struct results *r, const char *out_dir)
 	free(rows);
 }
 
+/* "10s", "2.5s", "3m" */
+static void secs(char *buf, size_t len, double s)
+{
+	if (s >= 120 && s == (double)(long)s && (long)s % 60 == 0)
+		snprintf(buf, len, "%ldm", (long)s / 60);
+	else
+		snprintf(buf, len, "%gs", s);
+}
+
+/*
+ * The runs that outlasted their timeout, by what they were doing, and when
+ * no run ended in time (or every run skipped itself), the verdict: a series
+ * that counted nothing says why and what to change, never nothing at all.
+ */
+static void late_lines(FILE *f, const struct results *r)
+{
+	const struct results_totals *t = &r->totals;
+	double timeout = r->series_nr ? r->series[0].timeout_s : 0;
+	double budget = r->series_nr ? r->series[0].time_s : 0;
+	char tmo[32] = "the timeout", longest[32];
+	if (timeout > 0) {
+		snprintf(tmo, sizeof(tmo), "--timeout ");
+		secs(tmo + 10, sizeof(tmo) - 10, timeout);
+	}
+	snprintf(longest, sizeof(longest), "%.1fs", t->late_wall_max);
+	bool all_late = !t->in_time && !t->cut_early;
+	if (t->outlasted) {
+		fprintf(f, "  %s%" PRIu64 " of %" PRIu64 " runs outlasted %s: %" PRIu64 " progressing, %"
+			PRIu64 " spinning, %" PRIu64 " stuck", all_late ? "every run ended late: " : "",
+			t->outlasted, t->outlasted + t->in_time + t->cut_early, tmo,
+			t->late_progressing, t->late_spinning, t->late_stuck);
+		if (t->late_unjudged)
+			fprintf(f, ", %" PRIu64 " cut before they were judged", t->late_unjudged);
+		fputc('\n', f);
+	}
+	if (!t->counted && t->skip && t->skip == t->in_time && !t->outlasted && !t->cut_early) {
+		fprintf(f, "  verdict: not tested: every run skipped itself (exit status 77, as automake "
+			"and ctest mean it: a missing driver or device, say); its output says why\n");
+		return;
+	}
+	if (t->in_time)
+		return;
+	if (!t->outlasted) {
+		char b[32] = "";
+		if (budget > 0)
+			secs(b, sizeof(b), budget);
+		if (t->cut_early)
+			fprintf(f, "  verdict: not tested: every run was still going when the series ended%s%s%s; "
+				"raise --time so that runs can finish\n", b[0] ? " (--time " : "", b,
+				b[0] ? ")" : "");
+	} else if (!t->failures) {
+		/* progressing, or cut before anyone could tell */
+		fprintf(f, "  verdict: not tested: no run finished within %s, and none was found stuck or "
+			"spinning (the longest ran %s); raise --timeout above that%s\n", tmo, longest,
+			budget > 0 ? ", and --time to several runs' worth" : "");
+	} else {
+		fprintf(f, "  verdict: no run finished within %s; the %" PRIu64 " that timed out are "
+			"failures (above)%s; if the program only needs longer here, raise --timeout (the "
+			"longest ran %s)\n", tmo, t->failures,
+			t->late_spinning ? ", the spinning ones busy-waiting for what cannot run" : "",
+			longest);
+	}
+}
+
 void summary_print(const struct results *r, FILE *f, const char *out_dir,
 		   double elapsed_s, const char *stop_reason)
 {
@@ -108,7 +172,10 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 		fprintf(f, ", %" PRIu64 " cut (still running when the series ended: not counted)", t->cut);
 	if (t->slow)
 		fprintf(f, ", %" PRIu64 " slow (past the timeout but not stuck: not counted)", t->slow);
+	if (t->skip)
+		fprintf(f, ", %" PRIu64 " skipped (exit status 77: not counted)", t->skip);
 	fputc('\n', f);
+	late_lines(f, r);
 	if (t->failures) {
 		sig_table(f, r, out_dir);
 	} else if (t->counted) {
@@ -122,6 +189,9 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 	shards_line(&sh, r);   /* issue 17 */
 	if (sh.len)
 		fprintf(f, "  shards: %s\n", dbuf_str(&sh));
+	dbuf_reset(&sh);
+	report_text_arms(&sh, r);
+	fputs(dbuf_str(&sh), f);
 	dbuf_release(&sh);
 	if (r->tests_nr) {
 		struct dbuf b;

@@ -64,9 +64,15 @@ void progress_tick(struct progress *p, int64_t now, uint64_t started, unsigned a
 	} else {
 		snprintf(done, sizeof(done), "%" PRIu64 " runs, %.0fs", p->done, el);
 	}
-	char slow[32] = "";
-	if (p->by_outcome[OUT_SLOW])
+	/* runs in no rate, when there are any: a slow or skipped run is no pass */
+	char slow[64] = "";
+	if (p->by_outcome[OUT_SLOW] && p->by_outcome[OUT_SKIP])
+		snprintf(slow, sizeof(slow), "%" PRIu64 " slow %" PRIu64 " skipped",
+			 p->by_outcome[OUT_SLOW], p->by_outcome[OUT_SKIP]);
+	else if (p->by_outcome[OUT_SLOW])
 		snprintf(slow, sizeof(slow), "%" PRIu64 " slow", p->by_outcome[OUT_SLOW]);
+	else if (p->by_outcome[OUT_SKIP])
+		snprintf(slow, sizeof(slow), "%" PRIu64 " skipped", p->by_outcome[OUT_SKIP]);
 	fprintf(stderr, "%sjostle: %s | %" PRIu64 " fail %" PRIu64 " crash %" PRIu64
 		" hang %" PRIu64 " ignored%s%s | %.1f runs/s | %u running%s%s%s",
 		p->tty ? "\r\033[K" : "", done, p->by_outcome[OUT_FAIL],

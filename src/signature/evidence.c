@@ -31,6 +31,7 @@ void evidence_apply(const struct evidence *ev, struct signature *sig, bool repla
 		key_normalize(ev->key_line, strlen(ev->key_line), &d);
 		sig->key = dbuf_detach(&d, NULL);
 		sig->from_report = false;   /* jostle's words: "hang: deadlock" */
+		sig->weak_key = false;      /* no guess any more: no '*' in the tables */
 	}
 	if (ev->nframes) {
 		sig->stack_frames = true;

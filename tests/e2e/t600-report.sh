@@ -46,7 +46,7 @@ $G "$TMP/m" --runs 800 --cells PYTHON_GIL=0,cpus=2 PYTHON_GIL=0,cpus=4 PYTHON_GI
 "$JOSTLE" report "$TMP/m" --format json -o "$TMP/m.json"
 check_eq "matrix: only the failing cell differs" "$(json "$TMP/m.json" '[c["cell"] for c in d["cells"] if c["differs"]]')" "['PYTHON_GIL=0,cpus=2']"
 "$JOSTLE" report "$TMP/m" --format md > "$TMP/m.md"
-check "matrix: the row is marked in Markdown" grep -q '^| `PYTHON_GIL=0,cpus=2` | 200 | 30 | \*\*15.0%\*\* | .* | \*\*differs\*\*: fails more, p = ' "$TMP/m.md"
+check "matrix: the row is marked in Markdown" grep -q '^| `PYTHON_GIL=0,cpus=2` | 200 | 30 | 0 | 0 | \*\*15.0%\*\* | .* | \*\*differs\*\*: fails more, p = ' "$TMP/m.md"
 check_eq "matrix: one marked row" "$(grep -c 'differs\*\*: fails more, p' "$TMP/m.md")" 1
 "$JOSTLE" report "$TMP/m" --format html -o "$TMP/m.html"
 check_eq "matrix: one outlined heat-map cell" "$(grep -o 'class="heat differs"' "$TMP/m.html" | wc -l)" 1
