@@ -17,6 +17,8 @@
 #include "reproduce/slice.h"
 #include "run/series.h"
 #include "util/clock.h"
+#include "util/dbuf.h"
+#include "util/escape.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -103,7 +105,15 @@ int reproduce_gdb(struct run_opts *o, const char *file, bool jobs_set)
 				"its output is %s; to repeat it exactly:\n", run, outcome, s.secs,
 				strcmp(outcome, "crash") ? "did not crash" : "dumped none: see ulimit -c and "
 				"kernel.core_pattern", log);
-			printf("jostle run --replay %s:%" PRId64 " -n 1 -- %s\n", ro.out_dir, run, ro.argv[0]);
+			struct dbuf cmd;
+			dbuf_init(&cmd, 1u << 20);
+			dbuf_addf(&cmd, "jostle run --replay %s:%" PRId64 " -n 1 --", ro.out_dir, run);
+			for (char **a = ro.argv; *a; a++) {
+				dbuf_addc(&cmd, ' ');
+				escape_shell(&cmd, *a);
+			}
+			printf("%s\n", dbuf_str(&cmd));
+			dbuf_release(&cmd);
 		}
 		fflush(stdout);
 		free(core);

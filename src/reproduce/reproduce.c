@@ -27,6 +27,7 @@
 #include "run/series.h"
 #include "util/clock.h"
 #include "util/dbuf.h"
+#include "util/escape.h"
 #include "util/fileio.h"
 #include "util/jsonw.h"
 #include "util/rng.h"
@@ -507,14 +508,16 @@ static void sites_phase(struct rep *R)
 
 /* ---- 4. candidates ------------------------------------------------------ */
 
-/* Whether c should replace the leader l (reproduce.h says why). */
-static bool better(const struct slice *c, const struct slice *l)
+/* Whether c should replace the leader l (reproduce.h says why). `narrower`:
+ * c delays at call sites where l delays everywhere: it is kept at no
+ * clearly worse rate per run and at least half l's failures per minute (a
+ * factor a loaded machine's timing alone can make), since delays at the
+ * decisive sites alone also say where the bug is and survive a rebuild. */
+static bool better(const struct slice *c, const struct slice *l, bool narrower)
 {
 	double clo, chi, llo, lhi;
-	double cr = c->runs ? (double)c->fails / (double)c->runs : 0;
 	double lr = l->runs ? (double)l->fails / (double)l->runs : 0;
 
-	(void)cr;
 	if (!c->fails)
 		return false;
 	if (!l->fails)
@@ -522,6 +525,8 @@ static bool better(const struct slice *c, const struct slice *l)
 	stats_wilson(c->fails, c->runs, STATS_Z95, &clo, &chi);
 	stats_wilson(l->fails, l->runs, STATS_Z95, &llo, &lhi);
 	if (fpm(c) > fpm(l) && chi >= lr)
+		return true;
+	if (narrower && chi >= lr && fpm(c) >= 0.5 * fpm(l))
 		return true;
 	return clo > lhi && fpm(c) >= 0.5 * fpm(l);
 }
@@ -544,7 +549,8 @@ static void measure(struct rep *R, size_t i, double share)
 	if (!status_ok(R, st))
 		return;
 	c->measured = true;
-	bool keep = R->lead < 0 || better(&c->s, &R->c[R->lead].s);
+	bool keep = R->lead < 0 ||
+		    better(&c->s, &R->c[R->lead].s, c->cond.nsites && !R->c[R->lead].cond.nsites);
 	if (keep && c->s.fails) {
 		if (R->lead >= 0)
 			R->c[R->lead].kept = false;
@@ -631,22 +637,6 @@ static void confirm(struct rep *R, struct slice *s)
 
 /* ---- the output ------------------------------------------------------------ */
 
-static void shell_quote(struct dbuf *b, const char *s)
-{
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == strlen(s)) {
-		dbuf_adds(b, s);
-		return;
-	}
-	dbuf_addc(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			dbuf_adds(b, "'\\''");
-		else
-			dbuf_addc(b, *s);
-	}
-	dbuf_addc(b, '\'');
-}
-
 static int write_out(struct rep *R, const struct slice *conf)
 {
 	struct reproducer r;
@@ -701,11 +691,11 @@ static int write_out(struct rep *R, const struct slice *conf)
 	struct dbuf cmd;
 	dbuf_init(&cmd, 1u << 20);
 	dbuf_adds(&cmd, "jostle run --reproducer ");
-	shell_quote(&cmd, path);
+	escape_shell(&cmd, path);
 	dbuf_adds(&cmd, " --");
 	for (char **a = R->o->argv; *a; a++) {
 		dbuf_addc(&cmd, ' ');
-		shell_quote(&cmd, *a);
+		escape_shell(&cmd, *a);
 	}
 	printf("%s\n", dbuf_str(&cmd));
 	fflush(stdout);

@@ -23,7 +23,10 @@
  * A candidate replaces the leader when it fails more often per minute and
  * is not clearly worse per run, or clearly better per run (intervals
  * apart) at no less than half the leader's failures per minute: a
- * reproducer proves a fix in fewer runs the higher its per-run rate.
+ * reproducer proves a fix in fewer runs the higher its per-run rate. A
+ * candidate with delays at sites only, against a leader that delays
+ * everywhere, is kept at a per-run rate not clearly worse and half the
+ * failures per minute: it names the decisive sites and survives a rebuild.
  */
 #ifndef JOSTLE_REPRODUCE_H
 #define JOSTLE_REPRODUCE_H

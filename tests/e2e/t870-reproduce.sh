@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# jostle reproduce: on site_race (a run fails exactly when the sync chaos
+# library delayed the lock in take_slot; never without the library), the
+# search writes a reproducer.json that delays at that lock, the printed
+# command fails every run where the plain loop never fails, compare says
+# "fixed under the reproducer" on the fixed mode (site_race none), a
+# rebuilt binary (other offsets) still gets its delay by function and
+# line, a build without the function says the site is gone, --gdb points
+# at the failing run, bad input exits 2 with one line. Everything follows
+# from --seed and -n (no wall-clock threshold).
+. "$(dirname "$0")/../lib.sh"
+S=$FIX/site_race
+
+"$JOSTLE" reproduce -n 200 -j 2 --seed 7 -o "$TMP/r" -- "$S" one > "$TMP/r.out" 2> "$TMP/r.err"
+check_eq "reproduce: exit 1 (a reproducer written)" "$?" 1
+R=$TMP/r/reproducer.json
+check_eq "json: version 1" "$(json "$R" 'd["version"]')" 1
+check_eq "json: delays at the lock in take_slot" \
+	"$(json "$R" '[(s["call"], s["function"], s["file"].endswith("site_race.c"), s["line"] > 0, s["module"] == "'"$S"'", s["offset"].startswith("0x")) for s in d["condition"]["sites"]][:1]')" \
+	"[('pthread_mutex_lock', 'take_slot', True, True, True, True)]"
+check_eq "json: only decisive sites" "$(json "$R" 'all(s["function"] == "take_slot" for s in d["condition"]["sites"])')" True
+check_eq "json: the condition is complete" \
+	"$(json "$R" 'sorted(k for k in d["condition"] if k in ("arm","chaos","level","sync_max_us","steps","jobs","cpus","noise","sites"))')" \
+	"['arm', 'chaos', 'cpus', 'jobs', 'level', 'noise', 'sites', 'steps', 'sync_max_us']"
+check_eq "json: sync chaos, -j set" "$(json "$R" '(d["condition"]["chaos"], d["condition"]["jobs"] >= 1)')" "('sync', True)"
+check_eq "json: the measured rate beats the natural one" \
+	"$(json "$R" '(d["measured"]["fails"] == d["measured"]["runs"] >= 20, d["measured"]["lo"] > 0.8, d["natural"]["fails"], d["natural"]["runs"] > 0)')" \
+	"(True, True, 0, True)"
+check_eq "json: the search's steps" "$(json "$R" '[s["step"] for s in d["search"]][:2] + [d["search"][-1]["step"]]')" \
+	"['natural', 'auto', 'confirm']"
+check "terminal: the rate with its interval and the natural rate" \
+	grep -Eq '^jostle: fails 100% of runs \[[0-9]+%, 100%\], [0-9.]+ failures/min; natural rate 0 of [0-9]+ runs' "$TMP/r.err"
+check_eq "stdout: one command" "$(cat "$TMP/r.out")" "jostle run --reproducer $R -- $S one"
+
+# the printed command runs, and fails every run
+cmd=$(sed "s#^jostle #$JOSTLE #; s# -- # -q -o $TMP/before -- #" "$TMP/r.out")
+$cmd > /dev/null 2>&1
+check_eq "run --reproducer: exit 1" "$?" 1
+check_eq "run --reproducer: 20 of 20 runs failed" \
+	"$(json "$TMP/before/runs.jsonl" '(len(rows), sum(r["outcome"] == "fail" for r in rows))')" "(20, 20)"
+check_eq "run --reproducer: fresh seeds" "$(json "$TMP/before/runs.jsonl" 'len(set(r["seed"] for r in rows))')" 20
+check_eq "run --reproducer: the site matched in the same build" \
+	"$(json "$TMP/before/reproducer.json" 'd["condition"]["sites"][0]["matched"]')" "same build"
+
+# the fixed mode under the same reproducer: --until confident takes its rate
+"$JOSTLE" run -q --reproducer "$R" --until confident -o "$TMP/after" -- "$S" none > /dev/null 2>&1
+check_eq "fixed: exit 0" "$?" 0
+"$JOSTLE" compare "$TMP/before" "$TMP/after" > "$TMP/cmp.out" 2>/dev/null
+check_eq "compare: exit 0" "$?" 0
+check "compare: fixed under the reproducer" \
+	grep -Eq '^fixed under the reproducer: 0/[0-9]+ after vs 20/20 before \(p = ' "$TMP/cmp.out"
+
+# a rebuilt program: other offsets, the same function and line
+cc_ok=false
+if command -v cc > /dev/null; then
+	{ printf 'static volatile int pad_v; static void pad(void) { for (int i = 0; i < 9; i++) pad_v += i * pad_v; } void (*keep_pad)(void) = pad; '
+	  cat "$ROOT/tests/fixtures/site_race.c"; } > "$TMP/site_race.c"
+	cc -g -O2 -o "$TMP/site_race" "$TMP/site_race.c" -lpthread -ldl && cc_ok=true
+	sed 's/take_slot/grab_slot/g' "$ROOT/tests/fixtures/site_race.c" > "$TMP/renamed.c"
+	cc -g -O2 -o "$TMP/renamed" "$TMP/renamed.c" -lpthread -ldl || cc_ok=false
+fi
+if $cc_ok; then
+	"$JOSTLE" run -n 10 --reproducer "$R" -o "$TMP/rebuilt" -- "$TMP/site_race" one > /dev/null 2> "$TMP/rebuilt.err"
+	check_eq "rebuilt: every run fails" "$?:$(json "$TMP/rebuilt/runs.jsonl" 'sum(r["outcome"] == "fail" for r in rows)')" "1:10"
+	check_eq "rebuilt: matched by function and line at another offset" \
+		"$(json "$TMP/rebuilt/reproducer.json" '[(s["matched"], s["matched_offset"] != s["offset"], s["matched_line"] == s["line"]) for s in d["condition"]["sites"]][0]')" \
+		"('by function and line', True, True)"
+	check "rebuilt: said on the terminal" grep -q 'take_slot at site_race.c:[0-9]* matched by function and line' "$TMP/rebuilt.err"
+	"$JOSTLE" run -n 10 --reproducer "$R" -o "$TMP/gone" -- "$TMP/renamed" one > /dev/null 2> "$TMP/gone.err"
+	check_eq "gone: no run fails (no delay applied)" "$?" 0
+	check "gone: the site is said not found" grep -q 'warning: reproducer site pthread_mutex_lock in take_slot .* not found in this build' "$TMP/gone.err"
+	"$JOSTLE" compare "$TMP/before" "$TMP/gone" > "$TMP/gone.cmp" 2>/dev/null
+	check_eq "gone: compare proves nothing (exit 1)" "$?" 1
+	check "gone: compare says the site no longer exists" grep -q 'of the reproducer no longer exists in the new build' "$TMP/gone.cmp"
+else
+	for i in 1 2 3 4 5 6 7; do ok "# skip no C compiler"; done
+fi
+
+# --gdb: until the first failure, then how to look at it (no crash here: the replay)
+"$JOSTLE" reproduce -q --gdb --reproducer "$R" -o "$TMP/g" -- "$S" one > "$TMP/g.out" 2> "$TMP/g.err"
+check_eq "gdb: exit 1" "$?" 1
+check "gdb: the replay of the failing run" grep -Eq "^jostle run --replay $TMP/g/gdb:[0-9]+ -n 1 -- $S one$" "$TMP/g.out"
+check_eq "gdb: it stopped at the first failure" "$(json "$TMP/g/gdb/runs.jsonl" 'sum(r["outcome"] == "fail" for r in rows) >= 1')" True
+
+# bad input: one line, exit 2, before anything runs
+usage() { "$@" > /dev/null 2> "$TMP/u.err"; echo "$?:$(wc -l < "$TMP/u.err")"; }
+check_eq "bad: a missing file" "$(usage "$JOSTLE" run --reproducer "$TMP/nope.json" -- "$S" one)" "2:1"
+echo '{"version": 1, "condition": ' > "$TMP/cut.json"
+check_eq "bad: not JSON" "$(usage "$JOSTLE" run --reproducer "$TMP/cut.json" -- "$S" one)" "2:1"
+check "bad: says what to give" grep -q 'is not JSON; expected the reproducer.json' "$TMP/u.err"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["version"]=99; json.dump(d,open(sys.argv[2],"w"))' "$R" "$TMP/v99.json"
+check_eq "bad: another version" "$(usage "$JOSTLE" run --reproducer "$TMP/v99.json" -- "$S" one)" "2:1"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["condition"]["sites"][0]["prob"]=7; json.dump(d,open(sys.argv[2],"w"))' "$R" "$TMP/prob.json"
+check_eq "bad: a site out of range" "$(usage "$JOSTLE" run --reproducer "$TMP/prob.json" -- "$S" one)" "2:1"
+check_eq "bad: with --chaos" "$(usage "$JOSTLE" run --reproducer "$R" --chaos sync -- "$S" one)" "2:1"
+check_eq "bad: --until confident without a rate or reproducer" "$(usage "$JOSTLE" run --until confident -- "$S" one)" "2:1"
+check_eq "bad: reproduce --until" "$(usage "$JOSTLE" reproduce --until first-failure -- "$S" one)" "2:1"
+check_eq "bad: reproduce --chaos" "$(usage "$JOSTLE" reproduce --chaos auto -- "$S" one)" "2:1"
+check_eq "bad: reproduce --reproducer without --gdb" "$(usage "$JOSTLE" reproduce --reproducer "$R" -- "$S" one)" "2:1"
+check_eq "bad: a used results directory" "$(usage "$JOSTLE" reproduce -o "$TMP/r" -- "$S" one)" "2:1"
+check "help lists --gdb" sh -c "'$JOSTLE' reproduce --help | grep -q -- '--gdb'"
