@@ -492,7 +492,9 @@ static void parse_python_threads(struct lines *l, struct crash_report *r)
 	for (int i = 0; i < REPORT_MAX_LINES && next_line(l, text, sizeof(text)); i++) {
 		const char *t = skip_ws(text);
 		if (strstr(t, "(most recent call first):")) {
-			cur = new_stack(r, starts(t, "Current thread") ? "current thread" : "thread");
+			/* "Stack": faulthandler without all_threads, the current thread alone */
+			cur = new_stack(r, starts(t, "Current thread") || starts(t, "Stack") ?
+					"current thread" : "thread");
 			blank = 0;
 			continue;
 		}
@@ -518,12 +520,19 @@ static void parse_python_threads(struct lines *l, struct crash_report *r)
 	}
 }
 
+/*
+ * The thread that took the signal. With no "Current thread" the signal
+ * came on a thread that never ran Python (a native thread of an
+ * extension aborting in std::terminate): every thread listed is another
+ * one, in a forked child the main thread's copy of its parent's (pytest's)
+ * frames; none of them, but the crash record's stack is the signature's.
+ */
 static const struct crash_stack *python_decider(const struct crash_report *r)
 {
 	for (size_t i = 0; i < r->nstacks; i++)
 		if (!strcmp(r->stacks[i].title, "current thread"))
 			return &r->stacks[i];
-	return r->nstacks ? &r->stacks[0] : NULL;
+	return NULL;
 }
 
 static bool try_python(const char *line, struct lines *l, struct crash_report *r)

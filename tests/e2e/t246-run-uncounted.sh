@@ -2,7 +2,8 @@
 # Runs in no rate (issue 43 items 4 and 6): a command that exits 77 skipped
 # itself (not a failure, in no rate, shown in every table); a series that
 # counted nothing says why in its closing lines, never nothing; the
-# per-configuration table names "CPUs via" only when CPUs were restricted.
+# per-configuration table names "CPUs via" only when CPUs were restricted; a
+# child's native thread that aborts gives its own frames, and is called a crash.
 . "$(dirname "$0")/../lib.sh"
 F=$FIX/flaky
 lacks() { ! grep -Eq -- "$1" "$2"; }   # lacks REGEX FILE
@@ -47,3 +48,11 @@ JOSTLE_CGROUP=off "$JOSTLE" run -q -n 2 --cpus 1 -o "$TMP/c1" -- "$F" pass > /de
 check "--cpus 1: 'CPUs via affinity'" grep -q "failure rate per configuration (fixed; CPUs via affinity)" "$TMP/c1.err"
 check "the table has slow and cut columns" grep -Eq "^  config +runs +fails +slow +cut +rate" "$TMP/c1.err"
 
+
+# --- a child's native thread aborts (issue 43 item 6): its own frames, a crash ---
+"$JOSTLE" run -q -n 2 -o "$TMP/na" -- "$FIX/crash" native-abort > /dev/null 2>&1
+check_eq "native abort in a child: the aborting thread's frames, not the listed Python threads'" \
+	"$(json "$TMP/na/runs.jsonl" '[r["frames"][:2] for r in rows]')" \
+	"[['abort_in_native_thread', 'native_thread'], ['abort_in_native_thread', 'native_thread']]"
+check "native abort: report.md calls it a crash" grep -q '^Crash: `python-fatal (report of Python)`' "$TMP/na/report.md"
+check "native abort: not 'Hang: diagnosed'" lacks '^Hang: ' "$TMP/na/report.md"

@@ -94,6 +94,13 @@ int main(void)
 	CHECK(r.nstacks == 2);
 	CHECK(stack("thread") && !strcmp(stack("thread")->fn[0], "worker.py:worker_loop"));
 	CHECK(stack("current thread") && stack("current thread")->runtime[0]);
+	/* issue 43: a native thread of an extension aborts (std::terminate):
+	 * no "Current thread", and the threads listed are others (a forked
+	 * child's copy of pytest's): no frames from them; the crash record's
+	 * stack of the aborting thread is the signature's (rundiag.c) */
+	CHECK(parse("python_abort_native.txt"));
+	CHECK_STR(r.ev.key_line, "Fatal Python error: Aborted");
+	CHECK(r.nstacks == 2 && r.ev.nframes == 0);
 	CHECK(parse("python_abort.txt"));
 	CHECK_STR(frames(), "py_hang.py:wait_for_never,py_hang.py:main,py_hang.py:<module>");
 	struct evidence ev;
