@@ -16,8 +16,8 @@
  *   6. the load of its arm explains a run that got its CPU more slowly than
  *      a passing run that no load slowed (less than 2/3 of its CPU per
  *      second; a passing run of the same loaded arm is no yardstick: the
- *      crowd slows it alike), or, before such a run passed, than any
- *      passing run, or before any, less than half of the CPUs of its set;
+ *      crowd slows it alike), or, before such a run passed, less than
+ *      half of the CPUs of its set;
  *   7. what is left is the user's timeout: a hang ("timeout" when it was
  *      moving, the diagnosis's kind when it saw nothing definite).
  *
@@ -82,8 +82,6 @@ static bool starved(const struct late_in *in)
 	double rate = in->cpu_s / in->wall_s;
 	if (in->ref_rate > 0)
 		return rate < 2.0 / 3.0 * in->ref_rate;
-	if (in->ref_cpu_s > 0 && in->ref_wall_s > 0)
-		return rate < 2.0 / 3.0 * (in->ref_cpu_s / in->ref_wall_s);
 	return in->cpus <= 0 || rate < 0.5 * in->cpus;
 }
 

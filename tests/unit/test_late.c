@@ -69,7 +69,8 @@ int main(void)
 
 	/* load: a run that got its CPU more slowly than a passing run */
 	struct late_in starved = { .cpu_s = 0.1, .wall_s = 2, .cpus = 2, .loaded = true,
-				   .seen = LATE_SEEN_PROGRESSING, .ref_cpu_s = 0.1, .ref_wall_s = 0.5 };
+				   .seen = LATE_SEEN_PROGRESSING, .ref_cpu_s = 0.1, .ref_wall_s = 0.5,
+				   .ref_rate = 0.2 };
 	o = judge(starved);
 	CHECK(o.verdict == LATE_SLOW);
 	CHECK_STR(o.slow_why, "load");
@@ -80,10 +81,12 @@ int main(void)
 	CHECK(o.slow_why == NULL);
 	/* loaded, but it got all the CPU a passing run gets: not the load */
 	struct late_in full = { .cpu_s = 0.25, .wall_s = 1.2, .cpus = 2, .loaded = true,
-				.seen = LATE_SEEN_PROGRESSING, .ref_cpu_s = 0.1, .ref_wall_s = 0.5 };
+				.seen = LATE_SEEN_PROGRESSING, .ref_cpu_s = 0.1, .ref_wall_s = 0.5,
+				.ref_rate = 0.2 };
 	CHECK(judge(full).verdict == LATE_TIMEOUT);
-	/* before any pass: starved means under half the CPUs of its set */
-	full.ref_cpu_s = full.ref_wall_s = 0;
+	/* passes of loaded arms only are no yardstick: then starved means
+	 * under half the CPUs of its set */
+	full.ref_rate = full.ref_cpu_s = full.ref_wall_s = 0;
 	full.cpu_s = 0.5;
 	CHECK(judge(full).verdict == LATE_SLOW);
 	full.cpu_s = 2.3;
