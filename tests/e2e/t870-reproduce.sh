@@ -76,6 +76,21 @@ else
 	for i in 1 2 3 4 5 6 7; do ok "# skip no C compiler"; done
 fi
 
+# a Python program: the reproducer's site, written for the extension module
+# at an offset that is not the call's, is found there by function and line
+if [ -x /usr/bin/python3 ]; then
+	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["condition"]["sites"][0]; s["module"]=sys.argv[2]; s["offset"]="0x1"; d["command"]=None; json.dump(d,open(sys.argv[3],"w"))' \
+		"$R" "$FIX/libsite_race.so" "$TMP/py.json"
+	"$JOSTLE" run -n 6 --reproducer "$TMP/py.json" -o "$TMP/py" -- /usr/bin/python3 \
+		"$ROOT/tests/fixtures/py_site_race.py" "$FIX/libsite_race.so" one > /dev/null 2>&1
+	check_eq "python: every run fails" "$?:$(json "$TMP/py/runs.jsonl" 'sum(r["outcome"] == "fail" for r in rows)')" "1:6"
+	check_eq "python: the extension's site matched by function and line" \
+		"$(json "$TMP/py/reproducer.json" '(d["condition"]["sites"][0]["matched"], d["condition"]["sites"][0]["matched_module"].endswith("libsite_race.so"))')" \
+		"('by function and line', True)"
+else
+	ok "# skip no /usr/bin/python3"; ok "# skip"
+fi
+
 # --gdb: until the first failure, then how to look at it (no crash here: the replay)
 "$JOSTLE" reproduce -q --gdb --reproducer "$R" -o "$TMP/g" -- "$S" one > "$TMP/g.out" 2> "$TMP/g.err"
 check_eq "gdb: exit 1" "$?" 1
