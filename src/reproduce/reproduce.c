@@ -288,14 +288,16 @@ static const struct slice_arm *best_arm(const struct slice_arm *arms, size_t n, 
 	return pick;
 }
 
-static void auto_phase(struct rep *R)
+/* The auto portfolio in DIR/NAME with `share` of the budget; its best arm
+ * a new candidate. */
+static void auto_phase(struct rep *R, const char *name, double share)
 {
 	uint64_t runs;
 	int64_t t;
-	char *dir = subdir(R, "auto"), why[512], text[160];
+	char *dir = subdir(R, name), why[512], text[160];
 	struct slice s = { 0 };
 
-	if (!dir || !budget(R, 0.25, 16, &runs, &t)) {
+	if (!dir || !budget(R, share, 16, &runs, &t)) {
 		free(dir);
 		return;
 	}
@@ -321,8 +323,8 @@ static void auto_phase(struct rep *R)
 	if (status_ok(R, st) && slice_read(dir, 0, &s, &arms, &narms) == 0) {
 		R->runs_used += s.runs;
 		rate_text(&s, text, sizeof(text));
-		say(R, "auto (%zu arms): %s", narms, text);
-		step_json(R, "auto", NULL, &s, false);
+		say(R, "%s (%zu arms): %s", name, narms, text);
+		step_json(R, name, NULL, &s, false);
 		const struct slice_arm *a = best_arm(arms, narms, &s);
 		struct cand *c = a ? cand_new(R, "auto's best arm") : NULL;
 		if (c && reproducer_from_config(&c->cond, a->config, why, sizeof(why)) < 0) {
@@ -722,14 +724,38 @@ int reproduce_run(const struct reproduce_opts *ro)
 	dbuf_init(&R.steps, 16u << 20);
 
 	natural(&R);
-	auto_phase(&R);
+	if (R.natural.fails) {
+		/* the plain loop is a condition too: the others must beat it */
+		struct cand *c = cand_new(&R, "the plain loop");
+		c->s = R.natural;
+		c->measured = c->kept = true;
+		R.lead = 0;
+	}
+	size_t first = R.nc;
+	auto_phase(&R, "auto", 0.25);
 	/* the best arm, measured afresh: auto's own counts mix its stints */
-	if (R.nc)
-		measure(&R, 0, 0.08);
+	if (R.nc > first)
+		measure(&R, first, 0.08);
+	first = R.nc;
 	sites_phase(&R);
-	size_t nsites = R.nc - (R.nc && R.c[0].measured ? 1 : 0);
-	for (size_t i = 0; i < R.nc; i++)
-		measure(&R, i, nsites ? 0.08 / (double)nsites : 0.08);
+	for (size_t i = first; i < R.nc; i++)
+		measure(&R, i, R.nc > first ? 0.08 / (double)(R.nc - first) : 0.08);
+	/* nothing failed yet: the rest of the budget to more of auto */
+	for (int k = 2; R.lead < 0 && !R.interrupted && !R.status; k++) {
+		char name[32];
+		uint64_t runs;
+		int64_t t;
+		if (!budget(&R, 0.25, 16, &runs, &t))
+			break;
+		snprintf(name, sizeof(name), "auto-%d", k);
+		first = R.nc;
+		uint64_t used = R.runs_used;
+		auto_phase(&R, name, 0.25);
+		if (R.nc > first)
+			measure(&R, first, 0.08);
+		if (R.runs_used == used)
+			break;   /* nothing ran: no progress to wait for */
+	}
 	tune(&R, 0.12);
 	if (R.interrupted) {
 		status = 130;
