@@ -28,9 +28,11 @@
 
 /*
  * Spinning: at least this many times the median CPU of passing runs.
- * Measured (docs/timeouts.md, late.c): spinners past a 3 s deadline burned
- * 5.2x (phase_spin_stall, least) to 150x the median passing run; correct
- * programs killed at the deadline, at most 1.6x (their own work, cut short).
+ * Measured (docs/timeouts.md: bugs corpus, 2-CPU VM at load 16-22, 40 s
+ * per series): hung spinners burned 5.2x (phase_spin_stall at -j 8, the
+ * least) to 55.7x the median passing run; correct programs past the
+ * deadline (--fixed modes under --chaos auto), 0.9x to 3.5x (a crowd's
+ * futex system time).
  */
 #define LATE_SPIN_FACTOR 4.0
 /* The reference is never taken below this: a program of 3 ms of CPU is
