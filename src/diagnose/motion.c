@@ -126,6 +126,14 @@ void motion_rss_add(struct motion_rss *r, uint64_t kb)
 	r->last_kb = kb;
 }
 
+void motion_rss_look(struct motion_rss *r, uint64_t kb, unsigned procs)
+{
+	if (r->looks && procs != r->procs)
+		*r = (struct motion_rss){ 0 };
+	r->procs = procs;
+	motion_rss_add(r, kb);
+}
+
 void motion_judge(struct motion *m)
 {
 	m->code = m->busy && 2 * m->moving > m->busy;

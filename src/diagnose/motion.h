@@ -67,6 +67,7 @@
 struct motion_rss {
 	uint64_t first_kb, last_kb;
 	unsigned looks, falls, rises;
+	unsigned procs;             /* processes the looks covered (motion_rss_look) */
 };
 
 struct motion {
@@ -110,6 +111,12 @@ bool motion_exit_cleanup(const struct stack_thread *t);
 
 /* One look at the tree's resident set, in KB, into r. */
 void motion_rss_add(struct motion_rss *r, uint64_t kb);
+/*
+ * The same for a look that summed PROCS live processes: when that number
+ * changed since the last look the series starts again (a process that
+ * ended took its memory with it: nothing was freed by work).
+ */
+void motion_rss_look(struct motion_rss *r, uint64_t kb, unsigned procs);
 
 /*
  * The verdict from what the caller measured into m (busy, moving, born,

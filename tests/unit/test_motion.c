@@ -200,6 +200,17 @@ int main(void)
 	m = (struct motion){ .runnable = 1, .busy = 1, .rss = noise };
 	motion_judge(&m);
 	CHECK(!m.shrink && noise.falls == 0);
+	/* a process that ended took its memory along: the series starts again */
+	struct motion_rss ended = { 0 };
+	motion_rss_look(&ended, 900000, 4);
+	motion_rss_look(&ended, 890000, 3);
+	motion_rss_look(&ended, 880000, 2);
+	motion_rss_look(&ended, 870000, 1);
+	CHECK(ended.looks == 1 && ended.falls == 0);
+	motion_rss_look(&ended, 860000, 1);
+	motion_rss_look(&ended, 850000, 1);
+	motion_rss_look(&ended, 840000, 1);
+	CHECK(ended.looks == 4 && ended.falls == 3);
 	/* a tree that could not be read (0) is no look */
 	struct motion_rss gone = { 0 };
 	motion_rss_add(&gone, 0);
