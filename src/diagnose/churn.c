@@ -17,25 +17,21 @@
 #include "util/clock.h"
 #include "util/banned.h"
 
-/* The start time and CPU of PID; false when it is gone. *zombie when it ended unreaped. */
-static bool read_proc(pid_t pid, uint64_t *starttime, int64_t *cpu_ns, bool *zombie)
+/* The stat and CPU of PID; false when it is gone. */
+static bool read_proc(pid_t pid, struct procfs_stat *st, int64_t *cpu_ns)
 {
 	int fd = procfs_open(pid);
 	if (fd < 0)
 		return false;
 	char buf[1024];
-	struct procfs_stat st;
-	bool ok = procfs_read(fd, "stat", buf, sizeof(buf)) > 0 && !procfs_parse_stat(buf, &st);
+	bool ok = procfs_read(fd, "stat", buf, sizeof(buf)) > 0 && !procfs_parse_stat(buf, st);
 	if (ok) {
 		long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
-		int64_t ns = (int64_t)((st.utime + st.stime) * (uint64_t)(NS_PER_S / tck));
-		if (procfs_read(fd, "schedstat", buf, sizeof(buf)) > 0) {
-			int64_t sched = (int64_t)strtoull(buf, NULL, 10);
-			ns = sched > ns ? sched : ns;
-		}
-		*starttime = st.starttime;
+		int64_t ns = (int64_t)((st->utime + st->stime) * (uint64_t)(NS_PER_S / tck));
+		uint64_t sched;
+		if (procfs_read(fd, "schedstat", buf, sizeof(buf)) > 0 && !procfs_parse_schedstat(buf, &sched))
+			ns = (int64_t)sched > ns ? (int64_t)sched : ns;
 		*cpu_ns = ns;
-		*zombie = st.state == 'Z' || st.state == 'X';
 	}
 	close(fd);
 	return ok;
@@ -61,11 +57,12 @@ int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx)
 	bool *present = xcalloc(c->nr + now.nr + 1, sizeof(*present));
 	int alive = 0;
 	for (size_t i = 0; i < now.nr; i++) {
-		uint64_t start;
+		struct procfs_stat st;
 		int64_t cpu;
-		bool zombie;
-		if (!read_proc(now.v[i].pid, &start, &cpu, &zombie))
+		if (!read_proc(now.v[i].pid, &st, &cpu))
 			continue;
+		uint64_t start = st.starttime;
+		bool zombie = st.state == 'Z' || st.state == 'X';
 		struct churn_proc *p = find(c, now.v[i].pid, start);
 		if (!p) {
 			ALLOC_GROW(c->v, c->nr + 1, c->alloc);
@@ -74,6 +71,8 @@ int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx)
 						  .initial = first };
 		}
 		p->cpu_ns = cpu;
+		p->look = c->looks;
+		p->st = st;
 		if (zombie) {
 			p->gone = true;
 			continue;
@@ -87,6 +86,14 @@ int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx)
 	free(present);
 	proctree_release(&now);
 	return alive;
+}
+
+const struct procfs_stat *churn_sample(const struct churn *c, pid_t pid, uint64_t starttime)
+{
+	for (size_t i = 0; i < c->nr; i++)
+		if (c->v[i].pid == pid && c->v[i].starttime == starttime && c->v[i].look == c->looks)
+			return &c->v[i].st;
+	return NULL;
 }
 
 unsigned churn_born(const struct churn *c)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "diagnose/procfs.h"
 #include "diagnose/proctree.h"
 
 struct churn_proc {
@@ -26,6 +27,8 @@ struct churn_proc {
 	int64_t cpu_ns;         /* CPU at the last look that saw it */
 	bool initial;           /* there at the first look */
 	bool gone;              /* ended (or a zombie) at a later look */
+	unsigned look;          /* the last look that read it (1 the first) */
+	struct procfs_stat st;  /* its stat at that look */
 };
 
 struct churn {
@@ -43,6 +46,14 @@ struct churn {
  * the number of processes present, or -errno (the tree could not be read).
  */
 int churn_look(struct churn *c, pid_t root, proctree_adopt_fn *adopt, void *ctx);
+
+/*
+ * The stat of PID (started at STARTTIME) as the last look read it, zombies
+ * included, or NULL when that look did not see it: what the diagnosis
+ * reads of the same processes (faults, CPU, resident set) at the same
+ * moment, so that /proc/PID/stat is read once per look, not twice.
+ */
+const struct procfs_stat *churn_sample(const struct churn *c, pid_t pid, uint64_t starttime);
 
 /* Processes born after the first look. */
 unsigned churn_born(const struct churn *c);

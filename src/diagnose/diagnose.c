@@ -250,14 +250,8 @@ static bool read_cpu(int pfd, pid_t tid, uint64_t *ns, char *state)
 		return false;
 	*state = st.state;
 	snprintf(path, sizeof(path), "task/%d/schedstat", (int)tid);
-	if (procfs_read(pfd, path, buf, sizeof(buf)) > 0) {
-		char *end;
-		unsigned long long v = strtoull(buf, &end, 10);
-		if (end != buf) {
-			*ns = v;
-			return true;
-		}
-	}
+	if (procfs_read(pfd, path, buf, sizeof(buf)) > 0 && !procfs_parse_schedstat(buf, ns))
+		return true;
 	long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
 	*ns = (st.utime + st.stime) * (uint64_t)(NS_PER_S / tck);
 	return true;
@@ -592,27 +586,27 @@ static void set_exit_cleanup(struct diag *d)
 }
 
 /* Page faults and CPU of the processes there at the start, since then;
- * their resident set now into *rss_kb. */
-static void tree_faults(struct diag *d, struct motion *m, uint64_t *rss_kb)
+ * the resident set of those still alive now into *rss_kb, how many into
+ * *live. From the stat the churn look just
+ * before read (churn_sample): one read of /proc/PID/stat per look. */
+static void tree_faults(struct diag *d, struct motion *m, uint64_t *rss_kb, unsigned *live)
 {
-	char buf[1024];
-	struct procfs_stat st;
 	uint64_t ticks = 0;
 	long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
 	*rss_kb = 0;
+	*live = 0;
 	for (size_t j = 0; j < d->nprocs; j++) {
-		int fd = procfs_open(d->procs[j].pid);
-		bool same = fd >= 0 && procfs_read(fd, "stat", buf, sizeof(buf)) > 0 &&
-			    !procfs_parse_stat(buf, &st) && st.starttime == d->procs[j].starttime;
-		if (same) {   /* a zombie still has its CPU times: not yet its parent's */
-			uint64_t f = st.minflt + st.majflt;
+		const struct procfs_stat *st = churn_sample(&d->churn, d->procs[j].pid, d->procs[j].starttime);
+		if (st) {   /* a zombie still has its CPU times: not yet its parent's */
+			uint64_t f = st->minflt + st->majflt;
 			m->faults += f > d->procs[j].faults0 ? f - d->procs[j].faults0 : 0;
-			uint64_t t = st.utime + st.stime + st.cutime + st.cstime;
+			uint64_t t = st->utime + st->stime + st->cutime + st->cstime;
 			ticks += t > d->procs[j].ticks0 ? t - d->procs[j].ticks0 : 0;
-			*rss_kb += st.rss_pages * (uint64_t)page / 1024;
+			if (st->state != 'Z' && st->state != 'X') {
+				*rss_kb += st->rss_pages * (uint64_t)page / 1024;
+				++*live;
+			}
 		}
-		if (fd >= 0)
-			close(fd);
 	}
 	long tck = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
 	m->cpu_ns = (int64_t)(ticks * (uint64_t)(NS_PER_S / tck));
@@ -635,16 +629,18 @@ static void look_again(struct diag *d, const struct diag_opts *o, int64_t window
 	struct motion_rss rss = { 0 };
 	struct motion scratch;
 	uint64_t kb;
-	tree_faults(d, &scratch, &kb);
-	motion_rss_add(&rss, kb);
+	(void)churn_look(&d->churn, d->root, o->adopt, o->adopt_ctx);
+	unsigned live;
+	tree_faults(d, &scratch, &kb, &live);
+	motion_rss_look(&rss, kb, live);
 	for (size_t k = 1; k < MOTION_SNAPSHOTS && d->roles[DIAG_ROLE_SPIN] && !stop_asked(o, d); k++) {
 		sleep_ns((int64_t)(o->motion_gap_ms > 0 ? o->motion_gap_ms : 40) * NS_PER_MS);
 		d->more[d->nmore] = (struct stack_set)STACK_SET_INIT;
 		capture_stacks(d, &d->more[d->nmore], true, o);
 		all[k] = d->more[d->nmore++];
 		(void)churn_look(&d->churn, d->root, o->adopt, o->adopt_ctx);
-		tree_faults(d, &scratch, &kb);
-		motion_rss_add(&rss, kb);
+		tree_faults(d, &scratch, &kb, &live);
+		motion_rss_look(&rss, kb, live);
 		/* Count; stop looking once no majority can reach MOTION_DISTINCT
 		 * (a livelock shows that after three looks). */
 		unsigned busy = 0, moving = 0, possible = 0;
@@ -686,8 +682,8 @@ static void look_again(struct diag *d, const struct diag_opts *o, int64_t window
 		m->born = churn_born(&d->churn);
 		m->ended = churn_ended(&d->churn);
 		m->work_ns = churn_work_ns(&d->churn, MOTION_BORN_BUSY_NS);
-		tree_faults(d, m, &kb);
-		motion_rss_add(&rss, kb);
+		tree_faults(d, m, &kb, &live);
+		motion_rss_look(&rss, kb, live);
 		m->rss = rss;
 		m->span_ns = clock_mono_ns() - window_start;
 		motion_judge(m);

@@ -194,6 +194,12 @@ long procfs_parse_syscall(const char *text)
 	return (long)v;
 }
 
+int procfs_parse_schedstat(const char *text, uint64_t *ns)
+{
+	const char *p = text;
+	return parse_u64(&p, ns) ? -EINVAL : 0;
+}
+
 pid_t procfs_parse_pid_name(const char *name)
 {
 	const char *p = name;

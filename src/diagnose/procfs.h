@@ -63,6 +63,9 @@ const char *procfs_parse_wchan(const char *text, char *buf, size_t len);
  * (empty, "-1 ..." for a thread not in a syscall but blocked in the kernel).
  */
 long procfs_parse_syscall(const char *text);
+/* Parse a schedstat file: the CPU time of the thread in ns (its first
+ * field). 0, or -EINVAL when it does not start with a number. */
+int procfs_parse_schedstat(const char *text, uint64_t *ns);
 /*
  * Parse whitespace-separated pids (a children file) into *out (grown with
  * ALLOC_GROW; caller frees). Returns the number appended, or -EINVAL at the

@@ -67,6 +67,13 @@ int main(void)
 	free(t);
 	CHECK(procfs_parse_syscall("") == -2);
 
+	/* schedstat: the first field, ns on CPU (one parser for churn.c and diagnose.c) */
+	uint64_t ns = 0;
+	CHECK(procfs_parse_schedstat("123456789 4567 89\n", &ns) == 0 && ns == 123456789);
+	CHECK(procfs_parse_schedstat("18446744073709551615 0 0\n", &ns) == 0 && ns == UINT64_MAX);
+	CHECK(procfs_parse_schedstat("", &ns) == -EINVAL);
+	CHECK(procfs_parse_schedstat("x 1 2\n", &ns) == -EINVAL);
+
 	pid_t *pids = NULL;
 	size_t nr = 0, alloc = 0;
 	t = slurp("proc_children.txt", NULL);
