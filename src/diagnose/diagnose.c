@@ -587,8 +587,8 @@ static void set_exit_cleanup(struct diag *d)
 
 /* Page faults and CPU of the processes there at the start, since then;
  * the resident set of those still alive now into *rss_kb, how many into
- * *live. From the stat the churn look just
- * before read (churn_sample): one read of /proc/PID/stat per look. */
+ * *live. From the stat the churn look just before read (churn_sample):
+ * one read of /proc/PID/stat per look. */
 static void tree_faults(struct diag *d, struct motion *m, uint64_t *rss_kb, unsigned *live)
 {
 	uint64_t ticks = 0;
