@@ -152,7 +152,10 @@ static void text_groups(struct dbuf *out, const char *title, const struct result
 		if (show_skip)
 			dbuf_addf(out, " %7" PRIu64, c->g->skip);
 		/* %-Ns pads bytes: the en dash is 3 bytes for 1 column */
-		dbuf_addf(out, "  %-*s %s\n", c->g->runs ? 32 : 30, line, p);
+		if (c->g->runs)
+			dbuf_addf(out, "  %-32s %s\n", line, p);
+		else
+			dbuf_addf(out, "  %s\n", line);
 	}
 	free(cells);
 }
