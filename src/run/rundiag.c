@@ -330,8 +330,11 @@ static void from_core(const struct run_opts *o, struct run *r, struct evidence *
  * coarse clock). */
 static char *records_of(const struct run_opts *o, const struct run *r, uint64_t *key, int64_t *since)
 {
-	*key = o->pressure.replay ? o->pressure.replay_run : r->index;
-	*since = o->pressure.replay ? r->start_real - 20 * NS_PER_MS : 0;
+	/* a replay of the configuration alone (bisect, --reproducer) keeps
+	 * each run's own JOSTLE_RUN, and so its own records */
+	bool same_run = o->pressure.replay && !o->pressure.replay_config_only;
+	*key = same_run ? o->pressure.replay_run : r->index;
+	*since = same_run ? r->start_real - 20 * NS_PER_MS : 0;
 	return xasprintf("%s/crashes", o->out_dir);
 }
 
