@@ -9,9 +9,12 @@ with `-x, --opt` or `--opt`). From them this script
                          every option a command defines is in one of its
                          guide pages (docs/*.md, outside the README) and in
                          docs/jostle.1; every option in an option table of
-                         docs/*.md or in a .TP entry of the man page is one
-                         that some --help defines (no stale option); every
-                         command has a .SS section and a SYNOPSIS line.
+                         docs/*.md (first column "option") or in a .TP entry
+                         of the man page is one that some --help defines (no
+                         stale option); every command has a .SS section and
+                         a SYNOPSIS line; where --help gives "(default V)",
+                         the option's table rows and man entries that speak
+                         of a default say V.
   links [ROOT]           checks that every relative link of README.md and
                          docs/*.md names a file that exists, and a heading of
                          it where it has a #fragment, and that every guide
@@ -123,12 +126,20 @@ def man_escape(opt):
 
 
 def table_options(md):
-    """Options named in the first cell of a Markdown table row."""
-    found = set()
+    """Options named in the first cell of a row of an option table: a
+    Markdown table whose first column is headed "option" (a table of
+    programs may name a program's own --fixed)."""
+    found, in_opts, prev = set(), False, ""
     for line in md.splitlines():
         m = re.match(r"^\|\s*([^|]*)\|", line)
-        if m:
+        if not m:
+            in_opts = False
+        elif re.match(r"^\|\s*:?-{3,}", line):
+            in_opts = prev.strip().lower().startswith("option")
+        elif in_opts:
             found.update(OPT_RE.findall(m.group(1)))
+        if m:
+            prev = m.group(1)
     return found
 
 
