@@ -1089,7 +1089,9 @@ enum diag_pystacks diag_pystacks_of(const struct diag_proc *p)
 		return DIAG_PY_NONE;
 	if (p->py_frames)
 		return DIAG_PY_FRAMES;
-	return p->faulthandler ? DIAG_PY_FAULTHANDLER : DIAG_PY_NONE;
+	/* in its exit cleanup there is no Python code to show, and it is
+	 * slow, not hung: no SIGABRT for it */
+	return p->faulthandler && !p->exit_cleanup ? DIAG_PY_FAULTHANDLER : DIAG_PY_NONE;
 }
 
 const char *diag_pystacks_name(enum diag_pystacks k)

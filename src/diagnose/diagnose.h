@@ -219,7 +219,8 @@ void diag_evidence(const struct diag *d, struct evidence *ev);
  */
 void diag_evidence_hot(const struct diag *d, struct evidence *ev);
 
-/* How the Python stacks of process p are known (NONE for other processes). */
+/* How the Python stacks of process p are known (NONE for other processes,
+ * and for one in its exit cleanup whose frames were not read). */
 enum diag_pystacks diag_pystacks_of(const struct diag_proc *p);
 const char *diag_pystacks_name(enum diag_pystacks k);
 
