@@ -13,7 +13,8 @@
  *   3. sites: when the program is dynamically linked, `jostle localize`'s
  *      experiment (localize.h) in DIR/localize/; the leading sites (and
  *      the pair, when it matters) become candidate conditions that delay
- *      only there, at two intensities;
+ *      only there, at two intensities, pushed further while the stronger
+ *      one leads;
  *   4. tune: the leader at twice and half its -j, and for a step arm at
  *      twice and half its step depth;
  *   5. confirm: the winner in batches with fresh seeds until its rate's
