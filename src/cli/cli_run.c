@@ -27,7 +27,7 @@ static const char usage_text[] =
 "  -n, --runs N           total runs (default: until --time or Ctrl-C)\n"
 "      --time DUR         time budget: 90s, 10m, 1h\n"
 "      --until RULE       stop early: first-failure | failures:K | confident:RATE\n"
-"                         (with --reproducer, confident alone: its rate)\n"
+"                         (with --reproducer, confident alone: half its rate)\n"
 "                         (confident: stop when 0 failures bound the rate below\n"
 "                         RATE with 95% confidence, e.g. 0.01 or 1%, or at a failure)\n"
 "  -j, --jobs N           concurrent runs (default: the CPUs jostle may use)\n"

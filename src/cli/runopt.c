@@ -325,7 +325,7 @@ static int shard_resolve(struct runopt *p)
  * every run, each with its own seed; the sites attached once the results
  * folder exists (runopt_prepare_out). `--until confident` without a rate
  * takes the reproducer's: 0 failures in that many runs put the rate below
- * the lower bound of the rate it measured. */
+ * half the lower bound of the rate it measured. */
 static int reproducer_load(struct runopt *p)
 {
 	struct run_opts *o = &p->o;
@@ -348,7 +348,9 @@ static int reproducer_load(struct runopt *p)
 		if (!(p->repro->lo > 0))
 			return cli_usage_error(NULL, "--until confident: the reproducer '%s' states no "
 					       "failure rate; give one (confident:RATE)", p->reproducer_path);
-		o->confident_rate = p->repro->lo;
+		/* half the lower bound: the proof holds against a before
+		 * series that fails less often than the reproducer measured */
+		o->confident_rate = p->repro->lo / 2;
 	}
 	if (!o->runs && !o->time_ns && o->until == UNTIL_NONE)
 		o->runs = 20;
