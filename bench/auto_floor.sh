@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# bench/auto_floor.sh: is `jostle run --chaos auto` ever below what users run
+# today, on programs whose bug fails often without help? (issue 43, item 5)
+#
+#   BUDGET=30 REPS=3 bash bench/auto_floor.sh > floor.md
+#
+# Side by side in this one script run, interleaved (each repetition goes
+# through every program, each program through the three tools, the tools'
+# order turned by one each repetition, so that a busy minute of the shared
+# machine falls on each tool alike), each tool runs each program for BUDGET
+# seconds:
+#   loop   a plain serial shell loop: one run at a time, nothing done to it
+#   p8     golang-stress -p 8 (N copies at once; 4 per CPU on two CPUs)
+#   auto   jostle run --chaos auto (no other option but the budget and the
+#          timeout)
+# and the table gives each tool's failures per minute (the median of the
+# repetitions; a failure is a non-zero exit, a signal or a run past
+# RUN_TIMEOUT; for jostle every outcome but pass, ignored, skipped, slow and
+# cut, and only runs that ended within the budget), auto over the best of the
+# two, and auto's floor: docs/auto.md promises at least a quarter of the best
+# baseline's rate past its first 5 s of machine time, so `floor` is auto /
+# best >= 0.25 * (BUDGET - 5) / BUDGET. The last column: auto's three arms
+# with the most runs (failures/runs), from its last repetition.
+#
+# The programs: by default five of the bugs corpus that fail often natively
+# (its README: 10-33% of plain runs) and bench/lock_twice.c, a shape the
+# corpus does not have and auto was not tuned on (a lock created twice by
+# racing threads, one unlocks the other's: abort). The corpus is read-only:
+# it is built out of tree (bench/corpuslib.sh) into CORPUS_BUILD, with
+# lock_twice beside it.
+#
+# Environment (all optional):
+#   BUDGET=30 REPS=3 RUN_TIMEOUT=10
+#   PROGRAMS="conn_pool_checkout stats_counter metrics_registry_once
+#     logger_start bank_transfer lock_twice"   (corpus names, or lock_twice)
+#   BUILD=build (its jostle; a folder of the repo or an absolute path)
+#   CORPUS=/work/shared/corpora/bugs  CORPUS_BUILD=$BUILD/floor-corpus
+#   SCRATCH=DIR (the tools' files; default /dev/shm if tmpfs, else TMPDIR)
+#   PREBUILT=1: CORPUS_BUILD holds the programs built already (a machine
+#     without a compiler or the corpus: carry that folder and a bundle,
+#     BUILD=.../bundle/jostle-VERSION)
+# Prints a Markdown table on stdout (with date, machine, load, commit and
+# command), progress on stderr. Bad settings: one line, exit 2.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+B=${BUILD:-build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+BUDGET=${BUDGET:-30}
+REPS=${REPS:-3}
+RT=${RUN_TIMEOUT:-10}
+PROGRAMS=${PROGRAMS:-conn_pool_checkout stats_counter metrics_registry_once logger_start bank_transfer lock_twice}
+TOOLS="loop p8 auto"
+CB=${CORPUS_BUILD:-$B/floor-corpus}
+case $CB in /*) ;; *) CB=$ROOT/$CB ;; esac
+JOSTLE=$B/jostle
+
+die() { echo "auto_floor: $*" >&2; exit 2; }
+for v in BUDGET REPS RT; do
+	case ${!v} in '' | *[!0-9]*) die "$v='${!v}' is not a whole number; set it to a positive count (seconds for BUDGET and RUN_TIMEOUT)" ;; esac
+	[ "${!v}" -gt 0 ] || die "$v must be positive, got ${!v}"
+done
+[ -x "$JOSTLE" ] || die "no jostle at $JOSTLE; build it (make) or set BUILD=DIR"
+command -v golang-stress > /dev/null || die "golang-stress is not installed (apt-get install golang-golang-x-tools)"
+# shellcheck source=bench/corpuslib.sh
+. bench/corpuslib.sh
+if [ "${PREBUILT:-0}" != 1 ]; then
+	corpus_find || die "no bugs corpus found; set CORPUS=DIR (the folder with the NAME.c programs and their Makefile)"
+	corpus_build "$CB" || die "the corpus does not build; see $CB/build.log"
+	cc -O1 -g -pthread -o "$CB/lock_twice" bench/lock_twice.c 2>> "$CB/build.log" ||
+		die "bench/lock_twice.c does not build; see $CB/build.log"
+fi
+[ -x "$CB/lock_twice" ] || die "no $CB/lock_twice; build without PREBUILT=1 first"
+for p in $PROGRAMS; do
+	if [ "$p" = lock_twice ]; then
+		continue
+	fi
+	[ -x "$CB/src/build/$p" ] || die "unknown program '$p': not lock_twice, nor a program of the corpus built in $CB"
+done
+bin_of() { if [ "$1" = lock_twice ]; then echo "$CB/lock_twice"; else echo "$CB/src/build/$1"; fi; }
+
+SCRATCH=${SCRATCH:-}
+if [ -z "$SCRATCH" ]; then
+	SCRATCH=${TMPDIR:-/tmp}
+	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ] && SCRATCH=/dev/shm
+fi
+tmp=$(mktemp -d "$SCRATCH/floor.XXXXXX" 2>/dev/null) || die "cannot make a folder in SCRATCH='$SCRATCH'"
+# shellcheck source=bench/bglib.sh
+. bench/bglib.sh   # bg, stop_bg, the traps
+# sleep without a fork while a tool runs (bench/corpus.sh says why)
+mkfifo "$tmp/nap" && exec {nap}<> "$tmp/nap" || die "cannot make a FIFO in '$tmp'"
+nap() { read -r -t "$1" -u "$nap"; }
+wait_until() { # DEADLINE_US
+	local left frac
+	while left=$(($1 - ${EPOCHREALTIME/./})); [ "$left" -gt 0 ]; do
+		printf -v frac '%06d' $((left % 1000000))
+		nap "$((left / 1000000)).$frac"
+	done
+}
+
+# The serial loop: one line "END_US STATUS" per run.
+runloop() { # OUTFILE BIN
+	while :; do
+		timeout -k 1 "$RT" "$2" > /dev/null 2>&1
+		echo "${EPOCHREALTIME/./} $?" >> "$1"
+	done
+}
+
+# Each cell prints "runs fails arms" (arms: auto's, else -).
+cell_loop() { # BIN
+	local t0
+	: > "$tmp/loop.out"
+	t0=${EPOCHREALTIME/./}
+	export -f runloop
+	export RT
+	setsid bash -c 'runloop "$@"' runloop "$tmp/loop.out" "$1" 2> /dev/null &   # no "Aborted" lines
+	bg=$!
+	wait_until $((t0 + BUDGET * 1000000))
+	stop_bg
+	awk -v t0="$t0" -v lim="$BUDGET" '{ if (($1 - t0) / 1e6 <= lim) { n++; f += $2 != 0 } }
+		END { printf "%d %d -\n", n, f }' "$tmp/loop.out"
+}
+
+cell_p8() { # BIN
+	local t0 runs
+	rm -f "$tmp"/gsf-* "$tmp/gs.out"
+	t0=${EPOCHREALTIME/./}
+	setsid golang-stress -p 8 -timeout "${RT}s" -o "$tmp/gsf-" "$1" > "$tmp/gs.out" 2>&1 &
+	bg=$!
+	wait_until $((t0 + BUDGET * 1000000))
+	stop_bg
+	# runs: its last "N runs so far" line (every 5 s: a lower bound);
+	# failures: one file each, written within the budget
+	runs=$(grep -ao '[0-9]* runs so far' "$tmp/gs.out" | tail -1 | cut -d' ' -f1)
+	for f in "$tmp"/gsf-*; do
+		[ -e "$f" ] && stat -c '%.6Y' "$f"
+	done | awk -v t0="$t0" -v lim="$BUDGET" -v runs="${runs:-0}" '{ if ($1 - t0 / 1e6 <= lim) f++ }
+		END { printf "%d %d -\n", (runs > f ? runs : f), f }'
+}
+
+cell_auto() { # BIN
+	local d=$tmp/j
+	rm -rf "$d"
+	setsid "$JOSTLE" run -q --no-report --chaos auto --time "${BUDGET}s" --timeout "${RT}s" -o "$d" -- "$1" \
+		> /dev/null 2> "$tmp/j.err" &
+	bg=$!
+	wait "$bg"
+	bg=
+	/usr/bin/python3 - "$d/runs.jsonl" "$BUDGET" <<'PY'
+import json, sys
+path, lim = sys.argv[1], float(sys.argv[2])
+n = f = 0
+arms = {}
+try:
+    lines = open(path).read().splitlines()
+except OSError:
+    lines = []
+for line in lines:
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if o.get("type") != "run" or o.get("t", 0) + o.get("wall_s", 0) > lim + 0.5:
+        continue
+    failed = o.get("outcome") not in ("pass", "ignored", "cut", "slow", "skipped")
+    n += 1
+    f += failed
+    a = arms.setdefault((o.get("config") or {}).get("arm", "-"), [0, 0])
+    a[0] += 1
+    a[1] += failed
+top = sorted(arms.items(), key=lambda kv: -kv[1][0])[:3]
+print(n, f, ",".join("%s:%d/%d" % (k, v[1], v[0]) for k, v in top) or "-")
+PY
+	rm -rf "$d"
+}
+
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+tools=($TOOLS)
+: > "$tmp/cells"
+for rep in $(seq "$REPS"); do
+	for p in $PROGRAMS; do
+		for i in 0 1 2; do
+			tool=${tools[$(((i + rep) % 3))]}
+			echo "auto_floor: $p $tool rep $rep (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+			read -r runs fails arms < <("cell_$tool" "$(bin_of "$p")")
+			echo "$p $tool $rep $runs $fails $arms" >> "$tmp/cells"
+		done
+	done
+done
+finished=$(date -u '+%Y-%m-%d %H:%M UTC')
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+echo "### auto_floor.sh: $started - $finished"
+echo
+echo "- machine: $(nproc) CPUs, Linux $(uname -r); load average $load0 at the start, $load1 at the end (a shared machine: the tools are interleaved)"
+echo "- jostle: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes') ($JOSTLE)"
+echo "- command: \`BUDGET=$BUDGET REPS=$REPS RUN_TIMEOUT=$RT PROGRAMS=\"$PROGRAMS\" bash bench/auto_floor.sh\`"
+echo
+/usr/bin/python3 - "$tmp/cells" "$BUDGET" "$PROGRAMS" <<'PY'
+import statistics, sys
+path, budget, programs = sys.argv[1], float(sys.argv[2]), sys.argv[3].split()
+cells = {}
+arms = {}
+for line in open(path):
+    p, tool, rep, runs, fails, arm = line.split()
+    cells.setdefault((p, tool), []).append((int(runs), int(fails)))
+    if tool == "auto":
+        arms[p] = arm
+floor = 0.25 * max(budget - 5, 0) / budget
+print("Failures per minute, median of the repetitions (failures/runs of all of them in brackets).")
+print("floor: auto / best >= %.2f (a quarter of the best baseline past 5 s, docs/auto.md)." % floor)
+print()
+print("| program | loop | p8 | auto | auto / best | floor | auto's arms (last repetition) |")
+print("|---|---:|---:|---:|---:|:---:|---|")
+held = 0
+for p in programs:
+    per = {}
+    text = {}
+    for tool in ("loop", "p8", "auto"):
+        c = cells.get((p, tool), [])
+        per[tool] = statistics.median(f * 60.0 / budget for r, f in c) if c else 0.0
+        r = sum(x for x, y in c)
+        f = sum(y for x, y in c)
+        text[tool] = "%.0f (%d/%d)" % (per[tool], f, r)
+    best = max(per["loop"], per["p8"])
+    ratio = per["auto"] / best if best > 0 else float("inf")
+    ok = ratio >= floor
+    held += ok
+    print("| %s | %s | %s | %s | %s | %s | %s |" % (p, text["loop"], text["p8"], text["auto"],
+          "%.2fx" % ratio if best > 0 else "-", "yes" if ok else "NO", arms.get(p, "-")))
+print()
+print("The floor held on %d of %d programs." % (held, len(programs)))
+PY
