@@ -12,6 +12,7 @@ static char *const *prepare(struct pressure *p, uint64_t index, int *err)
 	int (*hook)(pid_t, void *);
 	void *hook_arg;
 	static char *env[] = { NULL };
+	(void)pressure_may_launch(p, 0);   /* as the engine does: the arm chosen first */
 	return pressure_prepare(p, index, &seed, env, &affinity, &hook, &hook_arg, err);
 }
 
