@@ -512,11 +512,11 @@ static struct late_ref *late_ref_of(struct series *s, const struct run *r)
 static enum outcome late_outcome(struct series *s, struct run *r)
 {
 	const struct run_opts *o = s->o;
-	if (o->timeout_strict)
-		return OUT_HANG;
 	bool own_end = r->ended_by_itself && !rundiag_python_ended(r);
 	bool ok = own_end && WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0 && !o->fail_on;
 	if (own_end && !ok) {
+		if (o->timeout_strict)
+			return OUT_HANG;
 		if (!rundiag_saw_stuck(r))
 			return OUT__COUNT;   /* by how it ended */
 		r->late = "stuck";
@@ -543,6 +543,10 @@ static enum outcome late_outcome(struct series *s, struct run *r)
 	r->late = out.late;
 	r->slow_why = out.slow_why;
 	r->cpu_factor = out.cpu_factor;
+	if (o->timeout_strict) {   /* what it was, said; a hang all the same */
+		r->slow_why = NULL;
+		return OUT_HANG;
+	}
 	return out.verdict == LATE_SLOW ? OUT_SLOW : OUT_HANG;
 }
 
