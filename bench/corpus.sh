@@ -46,6 +46,8 @@
 #   CORPUS=../shared/corpora/bugs  CORPUS_BUILD=build/corpus  BUILD=build (jostle
 #     and its zoo; a folder of the repo or an absolute path)
 #   ASAN_BUILD=build-asan (its zoo/drain_uaf is asan:drain_uaf, when built)
+#   JOSTLE_COMMIT=HASH: the commit BUILD was made from, for the header (default:
+#     the repository's HEAD when the run starts, "+changes" if the tree is dirty)
 #   BUILD_ONLY=1: build the corpus, print the program list, stop
 #   RAW=FILE: also keep every cell's raw line there
 #   SCRATCH=DIR: where the tools' files go (default /dev/shm if tmpfs, else TMPDIR)
@@ -305,6 +307,9 @@ fi
 [ "$CORRECT" = 1 ] || : > "$tmp/correct"
 
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
+# the commit when the run starts (others may commit while it runs); with
+# BUILD outside the repository, JOSTLE_COMMIT says what that build is of
+rev=${JOSTLE_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes')}
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 : > "$tmp/cells"
 while read -r name kind bin args; do
@@ -338,8 +343,8 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "### corpus.sh: $started - $finished"
 echo
 echo "- machine: $NCPU CPUs ($(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')), Linux $(uname -r), autogroup $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo '?') (every tool runs in its own session); load average $load0 at the start, $load1 at the end; the tools' files in $SCRATCH ($(stat -f -c %T "$SCRATCH"))"
-echo "- jostle: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes')"
-echo "- command: \`BUDGET=$BUDGET CAP=$CAP REPS=$REPS RUN_TIMEOUT=$RT TOOLS=\"$TOOLS\"${PROGRAMS:+ PROGRAMS=\"$PROGRAMS\"} bash bench/corpus.sh\`"
+echo "- jostle: $rev$([ -z "${JOSTLE_COMMIT:-}" ] || echo " (JOSTLE_COMMIT; binary $JOSTLE)")"
+echo "- command: \`BUDGET=$BUDGET CAP=$CAP REPS=$REPS RUN_TIMEOUT=$RT TOOLS=\"$TOOLS\"${PROGRAMS:+ PROGRAMS=\"$PROGRAMS\"}$([ "$CORRECT" = 1 ] || echo " CORRECT=$CORRECT") bash bench/corpus.sh\`"
 echo
 /usr/bin/python3 - "$tmp/cells" "$BUDGET" "$CAP" "$REPS" "$TOOLS" "$nbugs" "$CORPUS/README.md" <<'PY'
 import math, re, sys
