@@ -11,17 +11,22 @@
 
 runs() { json "$1/runs.jsonl" "$2"; }
 
-# --- a: the busy-wait barrier at -j 8, plain: every 4th run passes at once ---
-"$JOSTLE" run -q -n 50 -j 8 --timeout 2s -o "$TMP/a" -- "$FIX/spin_barrier" 4 > /dev/null 2>&1
+# (No leak check in the fixtures: in the ASan build LeakSanitizer stops an
+# exiting process under ptrace, and a diagnosis that looks then sees it
+# stopped: t525.)
+export LSAN_OPTIONS=detect_leaks=0
+
+# --- a: the busy-wait barrier at -j 8, plain: every other run passes at once ---
+"$JOSTLE" run -q -n 50 -j 8 --timeout 5s -o "$TMP/a" -- "$FIX/spin_barrier" 2 > /dev/null 2>&1
 check_eq "busy-wait, plain: exit 1 (failures)" "$?" 1
 check_eq "busy-wait, plain: the runs that have nobody to wait for pass" \
-	"$(runs "$TMP/a" 'sorted(r["run"] for r in rows if r["outcome"] == "pass") == list(range(0, 50, 4))')" True
+	"$(runs "$TMP/a" 'sorted(r["run"] for r in rows if r["outcome"] == "pass") == list(range(0, 50, 2))')" True
 check_eq "busy-wait, plain: every other run is a busy-wait hang, spinning" \
-	"$(runs "$TMP/a" 'sorted(set((r["outcome"], r["sig_kind"], r.get("late")) for r in rows if r["run"] % 4))')" \
+	"$(runs "$TMP/a" 'sorted(set((r["outcome"], r["sig_kind"], r.get("late")) for r in rows if r["run"] % 2))')" \
 	"[('hang', 'busy-wait', 'spinning')]"
-check_eq "busy-wait, plain: 37 of them" "$(runs "$TMP/a" 'sum(1 for r in rows if r.get("sig_kind") == "busy-wait")')" 37
+check_eq "busy-wait, plain: 25 of them" "$(runs "$TMP/a" 'sum(1 for r in rows if r.get("sig_kind") == "busy-wait")')" 25
 check_eq "busy-wait, plain: at least 4x the CPU of a passing run, recorded" \
-	"$(runs "$TMP/a" 'all(r["cpu_factor"] >= 4 for r in rows if r["outcome"] == "hang")')" True
+	"$(runs "$TMP/a" 'all(r.get("cpu_factor", 0) >= 4 for r in rows if r["outcome"] == "hang")')" True
 check_eq "busy-wait, plain: the hottest threads' frames (when unwound)" \
 	"$(runs "$TMP/a" 'all(r["frames"] in ([], ["spin_until"]) for r in rows if r["outcome"] == "hang") and any(r["frames"] for r in rows)')" True
 first=$(runs "$TMP/a" 'min(r["run"] for r in rows if r["outcome"] == "hang" and r["frames"])')
@@ -29,17 +34,17 @@ check "busy-wait, plain: the stacks file says how much CPU" \
 	grep -Eq '^busy-wait: [0-9]+x the CPU of a passing run' "$TMP/a/stacks/$first.txt"
 
 # --- a, under --chaos auto: a failure under every arm ---
-"$JOSTLE" run -q -n 50 --chaos auto --timeout 2s -o "$TMP/aa" -- "$FIX/spin_barrier" 4 > /dev/null 2>&1
+"$JOSTLE" run -q -n 50 --chaos auto --timeout 5s -o "$TMP/aa" -- "$FIX/spin_barrier" 2 > /dev/null 2>&1
 check_eq "busy-wait, auto: exit 1" "$?" 1
-check_eq "busy-wait, auto: the runs with nobody to wait for pass" \
-	"$(runs "$TMP/aa" 'all(r["outcome"] == "pass" for r in rows if r["run"] % 4 == 0)')" True
+check_eq "busy-wait, auto: the runs with nobody to wait for pass (or are slowed by load)" \
+	"$(runs "$TMP/aa" 'all(r["outcome"] == "pass" or r.get("slow_why") == "load" for r in rows if r["run"] % 2 == 0)')" True
 check_eq "busy-wait, auto: every other run is a hang of the livelock family, whatever its arm" \
-	"$(runs "$TMP/aa" 'sorted(set((r["outcome"], r["sig_kind"] in ("busy-wait", "livelock")) for r in rows if r["run"] % 4))')" \
+	"$(runs "$TMP/aa" 'sorted(set((r["outcome"], r["sig_kind"] in ("busy-wait", "livelock")) for r in rows if r["run"] % 2))')" \
 	"[('hang', True)]"
 check_eq "busy-wait, auto: a busy-wait wherever its CPU was 4x a passing run's" \
-	"$(runs "$TMP/aa" 'all(r["sig_kind"] == "busy-wait" for r in rows if r["run"] % 4 and r.get("cpu_factor", 0) >= 4)')" True
+	"$(runs "$TMP/aa" 'all(r["sig_kind"] == "busy-wait" for r in rows if r["run"] % 2 and r.get("cpu_factor", 0) >= 4)')" True
 check "busy-wait, auto: most of them busy-waits" \
-	test "$(runs "$TMP/aa" 'sum(1 for r in rows if r.get("sig_kind") == "busy-wait")')" -ge 19
+	test "$(runs "$TMP/aa" 'sum(1 for r in rows if r.get("sig_kind") == "busy-wait")')" -ge 13
 
 # --- b: a correct program that sync chaos slows past the timeout ---
 "$JOSTLE" run -q -n 50 -j 4 --chaos sync --chaos-level 2 --timeout 500ms -o "$TMP/b" -- \
