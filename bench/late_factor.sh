@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/late_factor.sh: the CPU factor of runs past --timeout (src/run/late.h,
 # docs/timeouts.md): each late run's own CPU (user + sys, less the chaos
-# library's spins and 20 us per stepped instruction) over the median passing
+# library's spins and 50 us per stepped instruction) over the median passing
 # run's (at least 20 ms), for spinners of the bugs corpus and for fixed modes
 # under sync chaos and auto. The threshold LATE_SPIN_FACTOR must sit between
 # the highest factor of a correct program and the lowest of a hung spinner.
@@ -43,7 +43,7 @@ for name in sorted(os.listdir(out)):
         continue
     rows = [json.loads(l) for l in open(path) if l.strip()]
     rows = [r for r in rows if r.get("type") == "run"]
-    own = lambda r: max(0.0, r["user_s"] + r["sys_s"] - r.get("chaos_spin_s", 0) - 20e-6 * r.get("chaos_steps", 0))
+    own = lambda r: max(0.0, r["user_s"] + r["sys_s"] - r.get("chaos_spin_s", 0) - 50e-6 * r.get("chaos_steps", 0))
     passes = [own(r) for r in rows if r["outcome"] == "pass"]
     late = [r for r in rows if r.get("late")]
     if not passes:
