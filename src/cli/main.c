@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "diagnose/stack.h"
+#include "run/guardian.h"
 #include "util/banned.h"
 
 struct subcommand {
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], STACK_HELPER_ARG))   /* a diagnosis's unwinder (stack.h) */
 		return stack_helper_main(argc, argv);
+	if (!strcmp(argv[1], GUARDIAN_ARG))   /* ends our runs if we are killed (guardian.h) */
+		return guardian_main(argc, argv);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return EXIT_OK;

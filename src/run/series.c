@@ -35,6 +35,8 @@
 #include "results/finish.h"
 #include "run/machine.h"
 #include "run/diagpool.h"
+#include "run/late.h"
+#include "run/guardian.h"
 #include "run/matrix.h"
 #include "run/progress.h"
 #include "run/reap.h"
@@ -56,6 +58,7 @@
 
 struct series {
 	struct run_opts *o;
+	struct guardian guard;      /* ends our runs if we are killed (guardian.h) */
 	struct run *slots;          /* nslots: -j runs plus those handed to diagnosis */
 	unsigned nslots;
 	pid_t *pidbuf;              /* nslots entries: scratch for main_pids() */
@@ -204,6 +207,8 @@ static void env_build(struct series *s)
 			strvec_push(&s->env, *e);
 	}
 	strvec_setenv(&s->env, "JOSTLE_OUT", s->o->out_dir);
+	if (s->guard.pid)
+		strvec_setenv(&s->env, GUARDIAN_VAR, s->guard.value);
 	/* Python children print every thread's traceback on a fatal signal. */
 	if (!getenv("PYTHONFAULTHANDLER"))
 		strvec_setenv(&s->env, "PYTHONFAULTHANDLER", "1");
@@ -1257,6 +1262,8 @@ int series_run(struct run_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	if (reap_become_subreaper() < 0)
 		fprintf(stderr, "jostle: warning: cannot become a child subreaper; daemonized grandchildren may escape\n");
+	if (guardian_start(&s.guard) < 0)
+		fprintf(stderr, "jostle: warning: no guardian; if jostle is killed, what its runs started may outlive it\n");
 	env_build(&s);
 	cells_build(&s);
 
@@ -1275,7 +1282,8 @@ int series_run(struct run_opts *o)
 	pressure_stop(&s.pr);
 	diagpool_release(&s.pool);
 	rundiag_stop(&s.records_without, &s.records_taken);
-	reap_kill_all(NULL, 0);
+	reap_kill_all(NULL, 0);   /* the guardian too */
+	guardian_release(&s.guard);
 	progress_done(&s.prog);
 	double elapsed = (double)(clock_mono_ns() - s.start_mono) / 1e9;
 	series_end(&s, elapsed);

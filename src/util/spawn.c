@@ -3,10 +3,11 @@
  *
  * Why clone and not fork: jostle may start tens of thousands of runs a
  * minute, and a vfork-style start costs the same whatever jostle's memory
- * size. Why not posix_spawn: we need CPU affinity, the parent-death signal
- * and a before-exec hook, which posix_spawn cannot express. spawn_self()
- * does use it: a helper needs none of these, and is started from worker
- * threads, which the single child stack below does not allow.
+ * size. Why not posix_spawn: we need CPU affinity, the parent-death signal,
+ * a before-exec hook and a pidfd made with the child, which posix_spawn
+ * cannot express (glibc 2.36 has no pidfd_spawn). The child stack is
+ * allocated per call: the engine and the diagnosis workers spawn from
+ * different threads at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +15,9 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
+#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -53,8 +53,10 @@ static int child_main(void *arg)
 			sigaction(s, &dfl, NULL);
 	if (setpgid(0, 0) < 0)
 		goto fail;
-	/* If jostle dies without cleaning up, its direct children die with it. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* If jostle dies without cleaning up, its direct children die with it
+	 * (the rest of the tree is the guardian's: run/guardian.h). */
+	if (!req->no_deathsig)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (req->before_exec) {
 		/* raw calls: libc's read and close are cancellation points, which
 		 * flip state in the thread we share memory with while it runs */
@@ -64,8 +66,18 @@ static int child_main(void *arg)
 			;
 		syscall(SYS_close, ctx->hold[0]);
 	}
-	if (dup2(req->stdin_fd, 0) < 0 || dup2(req->out_fd, 1) < 0 || dup2(req->out_fd, 2) < 0)
+	if (dup2(req->stdin_fd, 0) < 0 || dup2(req->out_fd, 1) < 0 ||
+	    (!req->keep_stderr && dup2(req->out_fd, 2) < 0))
 		goto fail;
+	/* Close-on-exec, not closed: the error pipe must last until execve. */
+	if (req->close_others &&
+	    syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		struct rlimit rl;
+		if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+			rl.rlim_cur = 65536;
+		for (int fd = 3; fd < (int)rl.rlim_cur; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
 	if (req->affinity && sched_setaffinity(0, sizeof(*req->affinity), req->affinity) < 0)
 		goto fail;
 	if (req->core_limit >= 0) {
@@ -95,55 +107,70 @@ fail:
 }
 
 #define CHILD_STACK (64 * 1024)
-static char child_stack[CHILD_STACK] __attribute__((aligned(16)));
 
-int spawn_start(const struct spawn_req *req, pid_t *pid)
+/*
+ * clone with CLONE_PIDFD where the kernel has it (5.2): the pidfd exists
+ * before the child can exit, so it names this child even once its pid is
+ * reused. The glibc wrapper takes the pidfd's slot as parent_tid.
+ */
+static pid_t clone_child(void *stack, int flags, struct child_ctx *ctx, int *pidfd)
 {
-	struct child_ctx ctx = { .req = req, .hold = { -1, -1 }, .errpipe = { -1, -1 }, .err = 0 };
+	if (pidfd) {
+		*pidfd = -1;
+		pid_t p = clone(child_main, stack, flags | CLONE_PIDFD, ctx, pidfd);
+		if (p >= 0 || errno != EINVAL)
+			return p;
+		*pidfd = -1;
+	}
+	return clone(child_main, stack, flags, ctx);
+}
+
+static int spawn_clone(const struct spawn_req *req, struct child_ctx *ctx, char *stack, pid_t *pid)
+{
 	/* With a hook the child must not exec before it ran, so no CLONE_VFORK:
 	 * the parent would be blocked. It still shares our memory (a copy of
 	 * jostle's heap cost more than the run, per run), and we wait for its
-	 * exec before child_stack is used again, as vfork would. Meanwhile the
-	 * child only reads req and blocks on the hold pipe. */
+	 * exec before the stack is freed, as vfork would. Meanwhile the child
+	 * only reads req and blocks on the hold pipe. */
 	int flags = SIGCHLD | CLONE_VM;
 	if (req->before_exec) {
-		if (pipe2(ctx.hold, O_CLOEXEC) < 0)
+		if (pipe2(ctx->hold, O_CLOEXEC) < 0)
 			return -errno;
-		if (pipe2(ctx.errpipe, O_CLOEXEC) < 0) {
+		if (pipe2(ctx->errpipe, O_CLOEXEC) < 0) {
 			int e = errno;
-			close(ctx.hold[0]);
-			close(ctx.hold[1]);
+			close(ctx->hold[0]);
+			close(ctx->hold[1]);
 			return -e;
 		}
 	} else {
 		flags |= CLONE_VFORK;
 	}
-	pid_t p = clone(child_main, child_stack + CHILD_STACK, flags, &ctx);
+	pid_t p = clone_child(stack + CHILD_STACK, flags, ctx, req->pidfd);
 	if (p < 0) {
 		int e = errno;
 		if (req->before_exec) {
-			close(ctx.hold[0]);
-			close(ctx.hold[1]);
-			close(ctx.errpipe[0]);
-			close(ctx.errpipe[1]);
+			close(ctx->hold[0]);
+			close(ctx->hold[1]);
+			close(ctx->errpipe[0]);
+			close(ctx->errpipe[1]);
 		}
 		return -e;
 	}
 	if (req->before_exec) {
 		/* Both sides call setpgid so the group exists before any kill. */
 		setpgid(p, p);
-		close(ctx.hold[0]);
-		close(ctx.errpipe[1]);
+		close(ctx->hold[0]);
+		close(ctx->errpipe[1]);
 		int rc = req->before_exec(p, req->before_exec_arg);
 		if (rc < 0)
 			kill(p, SIGKILL);
-		close(ctx.hold[1]);
+		close(ctx->hold[1]);
 		/* EOF: the exec happened (the pipe is close-on-exec). */
 		int e = 0;
 		ssize_t n;
-		while ((n = read(ctx.errpipe[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		while ((n = read(ctx->errpipe[0], &e, sizeof(e))) < 0 && errno == EINTR)
 			;
-		close(ctx.errpipe[0]);
+		close(ctx->errpipe[0]);
 		if (rc < 0 || n == (ssize_t)sizeof(e)) {
 			while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
 				;
@@ -152,14 +179,29 @@ int spawn_start(const struct spawn_req *req, pid_t *pid)
 		*pid = p;
 		return 0;
 	}
-	if (ctx.err) {
-		int e = ctx.err;
+	if (ctx->err) {
+		int e = ctx->err;
 		while (waitpid(p, NULL, 0) < 0 && errno == EINTR)
 			;
 		return -e;
 	}
 	*pid = p;
 	return 0;
+}
+
+int spawn_start(const struct spawn_req *req, pid_t *pid)
+{
+	struct child_ctx ctx = { .req = req, .hold = { -1, -1 }, .errpipe = { -1, -1 }, .err = 0 };
+	char *stack = aligned_alloc(16, CHILD_STACK);
+	if (!stack)
+		return -ENOMEM;
+	int rc = spawn_clone(req, &ctx, stack, pid);
+	free(stack);
+	if (rc < 0 && req->pidfd && *req->pidfd >= 0) {
+		close(*req->pidfd);
+		*req->pidfd = -1;
+	}
+	return rc;
 }
 
 static int executable(const char *path)
@@ -272,26 +314,26 @@ int spawn_capture(char *const *argv, struct dbuf *out, int timeout_ms, int *stat
 int spawn_self(char *const *argv, int out_fd, pid_t *pid, int *pidfd)
 {
 	extern char **environ;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		return -errno;
+	sigset_t none;
+	sigemptyset(&none);
 	/* Hold no other descriptor: a run's output pipe held by the helper
 	 * would delay that run's end of file. */
-	posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	posix_spawnattr_init(&at);
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &all);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	int e = posix_spawn(pid, "/proc/self/exe", &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	if (e)
-		return -e;
-	*pidfd = pidfd_open(*pid, 0);
-	return 0;
+	struct spawn_req req = {
+		.path = "/proc/self/exe",
+		.argv = argv,
+		.envp = environ,
+		.stdin_fd = devnull,
+		.out_fd = out_fd,
+		.core_limit = -1,
+		.sigmask = &none,
+		.pidfd = pidfd,
+		.keep_stderr = true,
+		.close_others = true,
+	};
+	int rc = spawn_start(&req, pid);
+	close(devnull);
+	return rc;
 }

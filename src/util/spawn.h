@@ -6,13 +6,16 @@
  * result is known when spawn_start() returns (no close-on-exec pipe needed,
  * and no kill can hit the child before it has exec'd). In the child only
  * system calls are made: setpgid, dup2, prctl, sched_setaffinity,
- * setrlimit, sigprocmask, execve.
+ * setrlimit, sigprocmask, close_range, execve. Each call has a child stack
+ * of its own, so any thread may spawn; CLONE_PIDFD hands back a pidfd made
+ * with the child, before its pid could be reaped and reused.
  */
 #ifndef JOSTLE_SPAWN_H
 #define JOSTLE_SPAWN_H
 
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -31,6 +34,11 @@ struct spawn_req {
 	 * to move it into a cgroup. Returns 0 or -errno (then the child is killed). */
 	int (*before_exec)(pid_t pid, void *arg);
 	void *before_exec_arg;
+	int *pidfd;                 /* out: a pidfd of the child (-1 where the kernel
+				     * has none); NULL: none wanted */
+	bool keep_stderr;           /* out_fd becomes fd 1 only; fd 2 stays ours */
+	bool close_others;          /* no descriptor but 0, 1, 2 crosses the exec */
+	bool no_deathsig;           /* the child outlives us (the guardian) */
 };
 
 /*
@@ -50,11 +58,10 @@ char *spawn_resolve(const char *name);
 /*
  * Start this program again (/proc/self/exe) with argv: stdin /dev/null,
  * stdout on out_fd (borrowed), stderr ours, no other descriptor, every
- * signal default and unmasked. For a helper jostle runs beside a run from
- * a worker thread (stack_libdw.c's unwinder): posix_spawn, because
- * spawn_start's child stack is a single static buffer. Returns 0 with
- * *pid and *pidfd (a pidfd for waiting on it by identity, or -1 where the
- * kernel has none), or -errno.
+ * signal default and unmasked, in a process group of its own. For a helper
+ * jostle runs beside a run, from any thread (stack_libdw.c's unwinder).
+ * Returns 0 with *pid and *pidfd (a pidfd for waiting on it by identity,
+ * made with the child; -1 where the kernel has none), or -errno.
  */
 int spawn_self(char *const *argv, int out_fd, pid_t *pid, int *pidfd);
 
