@@ -670,7 +670,7 @@ int results_load_dir_checked(struct results *r, const char *dir, char *why, size
 	uint64_t lines = r->totals.lines - was.lines;
 	uint64_t bad = r->totals.bad_lines - was.bad_lines;
 	uint64_t cut = r->totals.cut_lines - was.cut_lines;
-	if (lines && bad == lines) {
+	if (lines && bad == lines && bad > cut) {   /* not only what a killed writer cut */
 		snprintf(why, len, "'%s/runs.jsonl' holds no jostle records (%" PRIu64 " line%s, "
 			 "none a series or run); is '%s' a directory written by jostle run?",
 			 dir, lines, lines == 1 ? "" : "s", dir);
