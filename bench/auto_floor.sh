@@ -87,92 +87,13 @@ fi
 tmp=$(mktemp -d "$SCRATCH/floor.XXXXXX" 2>/dev/null) || die "cannot make a folder in SCRATCH='$SCRATCH'"
 # shellcheck source=bench/bglib.sh
 . bench/bglib.sh   # bg, stop_bg, the traps
-# sleep without a fork while a tool runs (bench/corpus.sh says why)
-mkfifo "$tmp/nap" && exec {nap}<> "$tmp/nap" || die "cannot make a FIFO in '$tmp'"
-nap() { read -r -t "$1" -u "$nap"; }
-wait_until() { # DEADLINE_US
-	local left frac
-	while left=$(($1 - ${EPOCHREALTIME/./})); [ "$left" -gt 0 ]; do
-		printf -v frac '%06d' $((left % 1000000))
-		nap "$((left / 1000000)).$frac"
-	done
-}
+corpus_nap_open || die "cannot make a FIFO in '$tmp'"
 
-# The serial loop: one line "END_US STATUS" per run.
-runloop() { # OUTFILE BIN
-	while :; do
-		timeout -k 1 "$RT" "$2" > /dev/null 2>&1
-		echo "${EPOCHREALTIME/./} $?" >> "$1"
-	done
-}
-
-# Each cell prints "runs fails arms" (arms: auto's, else -).
-cell_loop() { # BIN
-	local t0
-	: > "$tmp/loop.out"
-	t0=${EPOCHREALTIME/./}
-	export -f runloop
-	export RT
-	setsid bash -c 'runloop "$@"' runloop "$tmp/loop.out" "$1" 2> /dev/null &   # no "Aborted" lines
-	bg=$!
-	wait_until $((t0 + BUDGET * 1000000))
-	stop_bg
-	awk -v t0="$t0" -v lim="$BUDGET" '{ if (($1 - t0) / 1e6 <= lim) { n++; f += $2 != 0 } }
-		END { printf "%d %d -\n", n, f }' "$tmp/loop.out"
-}
-
-cell_p8() { # BIN
-	local t0 runs
-	rm -f "$tmp"/gsf-* "$tmp/gs.out"
-	t0=${EPOCHREALTIME/./}
-	setsid golang-stress -p 8 -timeout "${RT}s" -o "$tmp/gsf-" "$1" > "$tmp/gs.out" 2>&1 &
-	bg=$!
-	wait_until $((t0 + BUDGET * 1000000))
-	stop_bg
-	# runs: its last "N runs so far" line (every 5 s: a lower bound);
-	# failures: one file each, written within the budget
-	runs=$(grep -ao '[0-9]* runs so far' "$tmp/gs.out" | tail -1 | cut -d' ' -f1)
-	for f in "$tmp"/gsf-*; do
-		[ -e "$f" ] && stat -c '%.6Y' "$f"
-	done | awk -v t0="$t0" -v lim="$BUDGET" -v runs="${runs:-0}" '{ if ($1 - t0 / 1e6 <= lim) f++ }
-		END { printf "%d %d -\n", (runs > f ? runs : f), f }'
-}
-
-cell_auto() { # BIN
-	local d=$tmp/j
-	rm -rf "$d"
-	setsid "$JOSTLE" run -q --no-report --chaos auto --time "${BUDGET}s" --timeout "${RT}s" -o "$d" -- "$1" \
-		> /dev/null 2> "$tmp/j.err" &
-	bg=$!
-	wait "$bg"
-	bg=
-	/usr/bin/python3 - "$d/runs.jsonl" "$BUDGET" <<'PY'
-import json, sys
-path, lim = sys.argv[1], float(sys.argv[2])
-n = f = 0
-arms = {}
-try:
-    lines = open(path).read().splitlines()
-except OSError:
-    lines = []
-for line in lines:
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if o.get("type") != "run" or o.get("t", 0) + o.get("wall_s", 0) > lim + 0.5:
-        continue
-    failed = o.get("outcome") not in ("pass", "ignored", "cut", "slow", "skipped")
-    n += 1
-    f += failed
-    a = arms.setdefault((o.get("config") or {}).get("arm", "-"), [0, 0])
-    a[0] += 1
-    a[1] += failed
-top = sorted(arms.items(), key=lambda kv: -kv[1][0])[:3]
-print(n, f, ",".join("%s:%d/%d" % (k, v[1], v[0]) for k, v in top) or "-")
-PY
-	rm -rf "$d"
-}
+# Each tool's cell: bench/corpuslib.sh's runners, "runs fails ttff secs
+# extra" (extra: auto's arms, arm:failures/runs)
+cell_loop() { corpus_cell_loop "$BUDGET" 0 0 "$1"; }
+cell_p8() { corpus_cell_gstress 8 "$BUDGET" 0 "$1"; }
+cell_auto() { corpus_cell_jostle "$BUDGET" 0 1 "$JOSTLE" "" "$1"; }
 
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -183,7 +104,7 @@ for rep in $(seq "$REPS"); do
 		for i in 0 1 2; do
 			tool=${tools[$(((i + rep) % 3))]}
 			echo "auto_floor: $p $tool rep $rep (load $(cut -d' ' -f1 /proc/loadavg))" >&2
-			read -r runs fails arms < <("cell_$tool" "$(bin_of "$p")")
+			read -r runs fails _ _ arms < <("cell_$tool" "$(bin_of "$p")")
 			echo "$p $tool $rep $runs $fails $arms" >> "$tmp/cells"
 		done
 	done
@@ -198,7 +119,7 @@ echo "- jostle: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$R
 echo "- command: \`BUDGET=$BUDGET REPS=$REPS RUN_TIMEOUT=$RT PROGRAMS=\"$PROGRAMS\" bash bench/auto_floor.sh\`"
 echo
 /usr/bin/python3 - "$tmp/cells" "$BUDGET" "$PROGRAMS" <<'PY'
-import statistics, sys
+import re, statistics, sys
 path, budget, programs = sys.argv[1], float(sys.argv[2]), sys.argv[3].split()
 cells = {}
 arms = {}
@@ -206,7 +127,10 @@ for line in open(path):
     p, tool, rep, runs, fails, arm = line.split()
     cells.setdefault((p, tool), []).append((int(runs), int(fails)))
     if tool == "auto":
-        arms[p] = arm
+        # the three arms with the most runs
+        top = [re.fullmatch(r"(.*):(\d+)/(\d+)", x).groups() for x in arm.split(",") if x != "-"]
+        top.sort(key=lambda x: -int(x[2]))
+        arms[p] = ",".join("%s:%s/%s" % x for x in top[:3]) or "-"
 floor = 0.25 * max(budget - 5, 0) / budget
 print("Failures per minute, median of the repetitions (failures/runs of all of them in brackets).")
 print("floor: auto / best >= %.2f (a quarter of the best baseline past 5 s, docs/auto.md)." % floor)

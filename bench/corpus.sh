@@ -143,152 +143,21 @@ tmp=$(mktemp -d "$SCRATCH/corpus.XXXXXX" 2>/dev/null) || die "cannot make a fold
 # shellcheck source=bench/bglib.sh
 . bench/bglib.sh   # bg, stop_bg, the traps
 
-# Microseconds now are "${EPOCHREALTIME/./}", expanded in place: never a
-# $(...) while a tool runs, for a command substitution forks, and a harness
-# that forks 20 times a second beside a tool is a perturbation of its own
-# (golang-stress -p 8 failed spin_handshake 2-3x more often beside such a
-# poll than beside a sleep).
-mkfifo "$tmp/nap" && exec {nap}<> "$tmp/nap" || die "cannot make a FIFO in '$tmp'"
-nap() { read -r -t "$1" -u "$nap"; }   # sleep SECS without a fork: nobody writes
-
-# The shell loop of seq and stressng: one line "END_US STATUS" per run.
-# Started with setsid; ends itself at FIRST failure when FIRST=1.
-runloop() { # OUTFILE FIRST BIN ARGS...
-	local out=$1 first=$2 rc
-	shift 2
-	while :; do
-		timeout -k 1 "$RT" "$@" > /dev/null 2>&1
-		rc=$?
-		echo "${EPOCHREALTIME/./} $rc" >> "$out"
-		[ "$first" = 1 ] && [ "$rc" != 0 ] && break
-	done
-}
-
-# wait_bg DEADLINE_US FIRST CHECK: until the deadline, or (FIRST=1) until
-# CHECK (a function or builtin, no fork) says a failure happened or the
-# background tool ended (the loops end themselves at a first failure: their
-# CHECK is `false`). Without FIRST one nap to the deadline: no wakeup at all.
-wait_bg() {
-	local deadline=$1 first=$2 check=$3 left frac
-	while left=$((deadline - ${EPOCHREALTIME/./})); [ "$left" -gt 0 ]; do
-		if [ "$first" = 1 ]; then
-			$check && break
-			kill -0 "$bg" 2>/dev/null || break
-			[ "$left" -gt 100000 ] && left=100000
-		fi
-		printf -v frac '%06d' $((left % 1000000))
-		nap "$((left / 1000000)).$frac"
-	done
-}
-
-# Each cell prints "runs fails ttff_s elapsed_s extra" (ttff -1: none).
-cell_loop() { # SECS FIRST NOISE BIN ARGS...
-	local secs=$1 first=$2 noise=$3 t0 nz=
-	shift 3
-	rm -f "$tmp/loop.out"
-	: > "$tmp/loop.out"
-	if [ "$noise" = 1 ]; then
-		setsid stress-ng --cpu "$NCPU" --quiet > /dev/null 2>&1 &
-		nz=$!
-	fi
-	t0=${EPOCHREALTIME/./}
-	export -f runloop
-	export RT
-	setsid bash -c 'runloop "$@"' runloop "$tmp/loop.out" "$first" "$@" &
-	bg=$!
-	wait_bg $((t0 + secs * 1000000)) "$first" false
-	stop_bg
-	if [ -n "$nz" ]; then
-		bg=$nz
-		stop_bg
-	fi
-	awk -v t0="$t0" -v lim="$secs" '{ t = ($1 - t0) / 1e6; if (t <= lim) { n++; if ($2 != 0) { f++; if (ttff == "") ttff = t } } }
-		END { printf "%d %d %s %s -\n", n, f, ttff == "" ? -1 : ttff, lim }' "$tmp/loop.out"
-}
-
-gs_failed() { compgen -G "$tmp/gsf-*" > /dev/null; }
-
-cell_gstress() { # P SECS FIRST BIN ARGS...
-	local p=$1 secs=$2 first=$3 t0 runs
-	shift 3
-	rm -f "$tmp"/gsf-* "$tmp/gs.out"
-	t0=${EPOCHREALTIME/./}
-	setsid golang-stress -p "$p" -timeout "${RT}s" -o "$tmp/gsf-" "$@" > "$tmp/gs.out" 2>&1 &
-	bg=$!
-	wait_bg $((t0 + secs * 1000000)) "$first" gs_failed
-	stop_bg
-	# runs: its last "N runs so far, M failures" line (every 5 s, so a
-	# lower bound); failures: one file each, counted by time of writing
-	runs=$(grep -ao '[0-9]* runs so far' "$tmp/gs.out" | tail -1 | cut -d' ' -f1)
-	for f in "$tmp"/gsf-*; do
-		[ -e "$f" ] && stat -c '%.6Y' "$f"
-	done | awk -v t0="$t0" -v lim="$secs" -v runs="${runs:-0}" '{ t = $1 - t0 / 1e6; if (t <= lim) { f++; if (ttff == "" || t < ttff) ttff = t } }
-		END { printf "%d %d %s %s -\n", (runs > f ? runs : f), f, ttff == "" ? -1 : ttff, lim }'
-}
-
-cell_jostle() { # SECS FIRST AUTO BIN ARGS...  ($jbin, $jargs: see cell)
-	local secs=$1 first=$2 auto=$3 d=$tmp/j extra
-	shift 3
-	rm -rf "$d"
-	local opts=(-q --no-report --time "${secs}s" --timeout "${RT}s" -o "$d")
-	[ "$first" = 1 ] && opts+=(--until first-failure)
-	[ "$auto" = 1 ] && opts+=(--chaos auto)
-	[ -n "$jargs" ] && IFS=, read -r -a extra <<< "$jargs" && opts+=("${extra[@]}")
-	# its own session, as every other tool: with autogroup scheduling
-	# (kernel.sched_autogroup_enabled) the CPU is shared per session first
-	setsid "$jbin" run "${opts[@]}" -- "$@" > /dev/null 2>&1 &
-	bg=$!
-	wait "$bg"
-	bg=
-	/usr/bin/python3 - "$d/runs.jsonl" "$secs" <<'PY'
-import json, sys
-path, lim = sys.argv[1], float(sys.argv[2])
-n = f = 0
-ttff = None
-arms = {}
-try:
-    lines = open(path).read().splitlines()
-except OSError:
-    lines = []
-for line in lines:
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if o.get("type") != "run":
-        continue
-    end = o.get("t", 0) + o.get("wall_s", 0)
-    if end > lim + 0.5:
-        continue
-    # every outcome but a pass and the four that are no verdict on the program
-    failed = o.get("outcome") not in ("pass", "ignored", "cut", "slow", "skipped")
-    n += 1
-    arm = (o.get("config") or {}).get("arm", "-")
-    a = arms.setdefault(arm, [0, 0])
-    a[0] += 1
-    if failed:
-        f += 1
-        a[1] += 1
-        ttff = end if ttff is None else min(ttff, end)
-extra = ",".join("%s:%d/%d" % (k, v[1], v[0]) for k, v in sorted(arms.items(), key=lambda kv: -kv[1][1]))
-print(n, f, -1 if ttff is None else "%.3f" % ttff, lim, extra or "-")
-PY
-	rm -rf "$d"
-}
+# the runners (corpus_cell_*) are bench/corpuslib.sh's
+corpus_nap_open || die "cannot make a FIFO in '$tmp'"
 
 cell() { # TOOL SECS FIRST BIN ARGS...
 	local tool=$1
 	shift
-	jbin=$JOSTLE jargs=
 	case $tool in
-	seq) cell_loop "$1" "$2" 0 "${@:3}" ;;
-	jostle:*) jargs=${tool#jostle:}; cell_jostle "$1" "$2" 0 "${@:3}" ;;
-	old) jbin=$OLD_JOSTLE; cell_jostle "$1" "$2" 1 "${@:3}" ;;
-	old:*) jbin=${tool#old:}; cell_jostle "$1" "$2" 1 "${@:3}" ;;
-	stressng) cell_loop "$1" "$2" 1 "${@:3}" ;;
-	p[0-9]*) cell_gstress "${tool#p}" "$@" ;;
-	jostle) cell_jostle "$1" "$2" 0 "${@:3}" ;;
-	auto) cell_jostle "$1" "$2" 1 "${@:3}" ;;
+	seq) corpus_cell_loop "$1" "$2" 0 "${@:3}" ;;
+	jostle:*) corpus_cell_jostle "$1" "$2" 0 "$JOSTLE" "${tool#jostle:}" "${@:3}" ;;
+	old) corpus_cell_jostle "$1" "$2" 1 "$OLD_JOSTLE" "" "${@:3}" ;;
+	old:*) corpus_cell_jostle "$1" "$2" 1 "${tool#old:}" "" "${@:3}" ;;
+	stressng) corpus_cell_loop "$1" "$2" "$NCPU" "${@:3}" ;;
+	p[0-9]*) corpus_cell_gstress "${tool#p}" "$@" ;;
+	jostle) corpus_cell_jostle "$1" "$2" 0 "$JOSTLE" "" "${@:3}" ;;
+	auto) corpus_cell_jostle "$1" "$2" 1 "$JOSTLE" "" "${@:3}" ;;
 	esac
 }
 
