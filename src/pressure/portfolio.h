@@ -157,25 +157,26 @@ struct pheld {
 
 /*
  * The floor (docs/auto.md): the strategies users run today, a plain serial
- * loop and a plain crowd (golang-stress -p N), are auto's baseline arms.
- * Each has a guard slot owed PORTFOLIO_GUARD_SHARE / PORTFOLIO_SLOTS (a
- * quarter) of the machine's time past PORTFOLIO_GUARD_AFTER_S, counted
- * from the runs of the slot's holder: the baseline itself until another
- * arm's lower confidence bound on failures per machine second exceeds the
- * holder's upper bound (a race: the other baseline, or any arm, takes the
- * slot over once it is shown faster). A slot behind its share has the
- * next stint, unless the failures counted already make its floor at the
- * holder's upper bound (after a few failures elsewhere, a baseline that
- * never failed needs a share that shrinks as they grow). So after T
- * seconds of machine time auto has found at least a quarter of what the
- * best baseline alone would have, over T - PORTFOLIO_GUARD_AFTER_S less
- * one stint: in expectation from the slot's own time, or already counted
- * (bounds at PORTFOLIO_GUARD_Z standard deviations, one-sided; a wrong
- * takeover is undone when the bounds part the other way).
+ * loop, N copies at once with N the CPUs (golang-stress's default -p, the
+ * "plain" arm at auto's -j) and a plain crowd (golang-stress -p 8 on two
+ * CPUs), are auto's baseline arms. Each has a guard slot owed
+ * PORTFOLIO_SLOT_SHARE of the machine's time past PORTFOLIO_GUARD_AFTER_S,
+ * counted from the runs of the slot's holder: the baseline itself until
+ * another arm's lower confidence bound on failures per machine second
+ * exceeds the holder's upper bound (a race: another baseline, or any arm,
+ * takes the slot over once it is shown faster). A slot behind its share
+ * has the next stint, unless the failures counted already make its floor
+ * at the holder's upper bound (after a few failures elsewhere, a baseline
+ * that never failed needs a share that shrinks as they grow). So after T
+ * seconds of machine time auto has found at least PORTFOLIO_SLOT_SHARE of
+ * what the best baseline alone would have, over T - PORTFOLIO_GUARD_AFTER_S
+ * less one stint: in expectation from the slot's own time, or already
+ * counted (bounds at PORTFOLIO_GUARD_Z standard deviations, one-sided; a
+ * wrong takeover is undone when the bounds part the other way).
  */
-#define PORTFOLIO_SLOTS 2
-#ifndef PORTFOLIO_GUARD_SHARE   /* bench/portfolio_sim.c builds with 0 to compare */
-#define PORTFOLIO_GUARD_SHARE 0.5
+#define PORTFOLIO_SLOTS 3
+#ifndef PORTFOLIO_SLOT_SHARE   /* bench/portfolio_sim.c builds with 0 to compare */
+#define PORTFOLIO_SLOT_SHARE (0.5 / 3)
 #endif
 #define PORTFOLIO_GUARD_Z 2.0
 #ifndef PORTFOLIO_GUARD_AFTER_S
