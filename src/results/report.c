@@ -414,3 +414,21 @@ size_t report_tests_variance(const struct results *r, size_t *idx, size_t n)
 	sd_ctx = NULL;
 	return k < n ? k : n;
 }
+
+void report_tests_select(struct report_tests *sel, const struct results *r, size_t nvaries)
+{
+	sel->flaky = xcalloc(r->tests_nr + 1, sizeof(*sel->flaky));
+	sel->always = xcalloc(r->tests_nr + 1, sizeof(*sel->always));
+	sel->varies = xcalloc(r->tests_nr + 1, sizeof(*sel->varies));
+	sel->nflaky = report_tests_flaky(r, sel->flaky);
+	sel->nalways = report_tests_always(r, sel->always);
+	sel->nvaries = nvaries ? report_tests_variance(r, sel->varies, nvaries) : 0;
+}
+
+void report_tests_release(struct report_tests *sel)
+{
+	free(sel->flaky);
+	free(sel->always);
+	free(sel->varies);
+	*sel = (struct report_tests){ 0 };
+}

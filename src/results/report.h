@@ -67,6 +67,17 @@ size_t report_tests_flaky(const struct results *r, size_t *idx);
 size_t report_tests_always(const struct results *r, size_t *idx);
 size_t report_tests_variance(const struct results *r, size_t *idx, size_t n);
 
+/* The per-test section's selection, the same in every format: which tests
+ * each of its tables shows, in which order (the three lists above, the n
+ * of `varies` at most nvaries). Every array is owned by the struct (each
+ * r->tests_nr + 1 long); report_tests_release frees them. */
+struct report_tests {
+	size_t *flaky, *always, *varies;
+	size_t nflaky, nalways, nvaries;
+};
+void report_tests_select(struct report_tests *sel, const struct results *r, size_t nvaries);
+void report_tests_release(struct report_tests *sel);
+
 /* The writers, one per report_*.c. */
 int report_text(struct dbuf *out, const struct results *r);
 int report_md(struct dbuf *out, const struct results *r);

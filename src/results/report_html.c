@@ -653,26 +653,24 @@ static void test_table(struct dbuf *b, const struct results *r, const char *titl
 }
 
 /* --tests: flaky tests, always-failing tests, the tests whose time varies
- * most; the same section as report.md's. */
+ * most; report_tests_select chooses them, as for report.md. */
 static void tests_section(struct dbuf *b, const struct results *r)
 {
-	size_t *idx = xcalloc(r->tests_nr + 1, sizeof(*idx));
-	size_t nflaky = report_tests_flaky(r, idx), nalways = report_tests_always(r, NULL);
+	struct report_tests sel;
+	report_tests_select(&sel, r, 5);
 	dbuf_addf(b, "<h2>Tests</h2><div class=\"panel\" id=\"tests\"><p>%zu tests in %" PRIu64
 		     " runs with per-test results: <b>%zu flaky</b> (failed in some runs, passed in "
-		     "others), %zu always failing.</p>", r->tests_nr, r->totals.with_tests, nflaky, nalways);
-	if (nflaky)
-		test_table(b, r, "Flaky tests", idx, nflaky);
-	if (nalways) {
-		report_tests_always(r, idx);
-		test_table(b, r, "Always failing", idx, nalways);
-	}
-	size_t nvar = report_tests_variance(r, idx, 5);
-	if (nvar) {
+		     "others), %zu always failing.</p>", r->tests_nr, r->totals.with_tests, sel.nflaky,
+		  sel.nalways);
+	if (sel.nflaky)
+		test_table(b, r, "Flaky tests", sel.flaky, sel.nflaky);
+	if (sel.nalways)
+		test_table(b, r, "Always failing", sel.always, sel.nalways);
+	if (sel.nvaries) {
 		dbuf_adds(b, "<h3>Time varies most (seconds)</h3><table><tr><th>test</th><th>mean</th>"
 			     "<th>sd</th><th>min</th><th>max</th></tr>");
-		for (size_t i = 0; i < nvar; i++) {
-			const struct results_test *t = &r->tests[idx[i]];
+		for (size_t i = 0; i < sel.nvaries; i++) {
+			const struct results_test *t = &r->tests[sel.varies[i]];
 			dbuf_adds(b, "<tr><td><code>");
 			esc(b, t->name);
 			dbuf_addf(b, "</code></td><td class=\"n\">%.3g</td><td class=\"n\">%.3g</td>"
@@ -684,7 +682,7 @@ static void tests_section(struct dbuf *b, const struct results *r)
 	dbuf_adds(b, "<p class=\"meta\">Rates are of the runs that ran the test (skips are in none), "
 		     "with 95% Wilson intervals; a test running when its suite crashed or hung failed "
 		     "in that run.</p></div>\n");
-	free(idx);
+	report_tests_release(&sel);
 }
 
 int report_html(struct dbuf *b, const struct results *r)

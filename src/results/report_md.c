@@ -340,28 +340,26 @@ static void test_table(struct dbuf *out, const struct results *r, const char *ti
 	dbuf_addc(out, '\n');
 }
 
-/* --tests: flaky tests, always-failing tests, the tests whose time varies most. */
+/* --tests: flaky tests, always-failing tests, the tests whose time varies
+ * most (report_tests_select chooses them for every format). */
 static void tests_section(struct dbuf *out, const struct results *r)
 {
 	if (!r->tests_nr)
 		return;
-	size_t *idx = xcalloc(r->tests_nr + 1, sizeof(*idx));
-	size_t nflaky = report_tests_flaky(r, idx), nalways = report_tests_always(r, NULL);
+	struct report_tests sel;
+	report_tests_select(&sel, r, 5);
 	dbuf_addf(out, "### Tests\n\n%zu tests in %" PRIu64 " runs with per-test results: "
 		       "**%zu flaky** (failed in some runs, passed in others), %zu always failing.\n\n",
-		  r->tests_nr, r->totals.with_tests, nflaky, nalways);
-	if (nflaky)
-		test_table(out, r, "Flaky tests", idx, nflaky);
-	if (nalways) {
-		report_tests_always(r, idx);
-		test_table(out, r, "Always failing", idx, nalways);
-	}
-	size_t nvar = report_tests_variance(r, idx, 5);
-	if (nvar) {
+		  r->tests_nr, r->totals.with_tests, sel.nflaky, sel.nalways);
+	if (sel.nflaky)
+		test_table(out, r, "Flaky tests", sel.flaky, sel.nflaky);
+	if (sel.nalways)
+		test_table(out, r, "Always failing", sel.always, sel.nalways);
+	if (sel.nvaries) {
 		dbuf_adds(out, "**Time varies most** (seconds)\n\n| test | mean | sd | min | max |\n"
 			       "|---|--:|--:|--:|--:|\n");
-		for (size_t i = 0; i < nvar; i++) {
-			const struct results_test *t = &r->tests[idx[i]];
+		for (size_t i = 0; i < sel.nvaries; i++) {
+			const struct results_test *t = &r->tests[sel.varies[i]];
 			dbuf_adds(out, "| ");
 			code_in(out, t->name, true);
 			dbuf_addf(out, " | %.3g | %.3g | %.3g | %.3g |\n", t->tsum / (double)t->timed,
@@ -371,7 +369,7 @@ static void tests_section(struct dbuf *out, const struct results *r)
 	}
 	dbuf_adds(out, "Rates are of the runs that ran the test (skips are in none), with 95% Wilson "
 		       "intervals; a test running when its suite crashed or hung failed in that run.\n\n");
-	free(idx);
+	report_tests_release(&sel);
 }
 
 int report_md(struct dbuf *out, const struct results *r)
