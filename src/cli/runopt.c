@@ -404,9 +404,9 @@ int runopt_finish(struct runopt *p)
 				       "environment axis, or --cpus for the series");
 	if (o->until == UNTIL_CONFIDENT) {
 		/* Zero failures bound the rate by 1 - 0.05^(1/n), a function of n
-		 * alone: plan exactly the runs that reach RATE (README, "Stopping
-		 * when confident"); a shard plans its share of them, so that the
-		 * merged shards are that series. */
+		 * alone: plan exactly the runs that reach RATE (docs/reports.md,
+		 * "Stopping when confident"); a shard plans its share of them, so
+		 * that the merged shards are that series. */
 		uint64_t need = finish_confident_runs(o->confident_rate);
 		uint64_t share = plan_shard_share(&o->shard, need);
 		if (!share)

@@ -24,7 +24,7 @@ void deploy_slurm_shards(struct dbuf *b, const struct deploy_plan *p, const stru
 	dbuf_addf(b, "#!/bin/bash\n"
 		     "# jostle: %" PRIu64 " shards of one series, one per task of this job array;\n"
 		     "# merged by the job of %s-merge.sbatch (sbatch --dependency=afterany:JOBID).\n"
-		     "# Written by 'jostle slurm'; see README, \"More than one machine\".\n",
+		     "# Written by 'jostle slurm'; see docs/clusters.md.\n",
 		  p->shards, p->name);
 	dbuf_addf(b, "#SBATCH --job-name=%s\n", p->name);
 	dbuf_addf(b, "#SBATCH --array=0-%" PRIu64 "\n", p->shards - 1);
