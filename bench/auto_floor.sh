@@ -5,22 +5,23 @@
 #   BUDGET=30 REPS=3 bash bench/auto_floor.sh > floor.md
 #
 # Side by side in this one script run, interleaved (each repetition goes
-# through every program, each program through the three tools, the tools'
+# through every program, each program through the four tools, the tools'
 # order turned by one each repetition, so that a busy minute of the shared
 # machine falls on each tool alike), each tool runs each program for BUDGET
 # seconds:
 #   loop   a plain serial shell loop: one run at a time, nothing done to it
-#   p8     golang-stress -p 8 (N copies at once; 4 per CPU on two CPUs)
+#   copies golang-stress with its default -p: one copy per CPU at once
+#   p8     golang-stress -p 8 (a crowd: 4 per CPU on two CPUs)
 #   auto   jostle run --chaos auto (no other option but the budget and the
 #          timeout)
 # and the table gives each tool's failures per minute (the median of the
 # repetitions; a failure is a non-zero exit, a signal or a run past
 # RUN_TIMEOUT; for jostle every outcome but pass, ignored, skipped, slow and
 # cut, and only runs that ended within the budget), auto over the best of the
-# two, and auto's floor: docs/auto.md promises at least a quarter of the best
-# baseline's rate past its first 5 s of machine time, so `floor` is auto /
-# best >= 0.25 * (BUDGET - 5) / BUDGET. The last column: auto's three arms
-# with the most runs (failures/runs), from its last repetition.
+# three baselines, and auto's floor: docs/auto.md promises at least a sixth
+# of the best baseline's rate past its first 5 s of machine time, so `floor`
+# is auto / best >= (BUDGET - 5) / (6 BUDGET). The last column: auto's three
+# arms with the most runs (failures/runs), from its last repetition.
 #
 # The programs: by default five of the bugs corpus that fail often natively
 # (its README: 10-33% of plain runs) and bench/lock_twice.c, a shape the
@@ -50,7 +51,7 @@ BUDGET=${BUDGET:-30}
 REPS=${REPS:-3}
 RT=${RUN_TIMEOUT:-10}
 PROGRAMS=${PROGRAMS:-conn_pool_checkout stats_counter metrics_registry_once logger_start bank_transfer lock_twice}
-TOOLS="loop p8 auto"
+TOOLS="loop copies p8 auto"
 CB=${CORPUS_BUILD:-$B/floor-corpus}
 case $CB in /*) ;; *) CB=$ROOT/$CB ;; esac
 JOSTLE=$B/jostle
@@ -92,6 +93,7 @@ corpus_nap_open || die "cannot make a FIFO in '$tmp'"
 # Each tool's cell: bench/corpuslib.sh's runners, "runs fails ttff secs
 # extra" (extra: auto's arms, arm:failures/runs)
 cell_loop() { corpus_cell_loop "$BUDGET" 0 0 "$1"; }
+cell_copies() { corpus_cell_gstress "$(nproc)" "$BUDGET" 0 "$1"; }
 cell_p8() { corpus_cell_gstress 8 "$BUDGET" 0 "$1"; }
 cell_auto() { corpus_cell_jostle "$BUDGET" 0 1 "$JOSTLE" "" "$1"; }
 
@@ -101,8 +103,8 @@ tools=($TOOLS)
 : > "$tmp/cells"
 for rep in $(seq "$REPS"); do
 	for p in $PROGRAMS; do
-		for i in 0 1 2; do
-			tool=${tools[$(((i + rep) % 3))]}
+		for i in "${!tools[@]}"; do
+			tool=${tools[$(((i + rep) % ${#tools[@]}))]}
 			echo "auto_floor: $p $tool rep $rep (load $(cut -d' ' -f1 /proc/loadavg))" >&2
 			read -r runs fails _ _ arms < <("cell_$tool" "$(bin_of "$p")")
 			echo "$p $tool $rep $runs $fails $arms" >> "$tmp/cells"
@@ -118,9 +120,9 @@ echo "- machine: $(nproc) CPUs, Linux $(uname -r); load average $load0 at the st
 echo "- jostle: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+changes') ($JOSTLE)"
 echo "- command: \`BUDGET=$BUDGET REPS=$REPS RUN_TIMEOUT=$RT PROGRAMS=\"$PROGRAMS\" bash bench/auto_floor.sh\`"
 echo
-/usr/bin/python3 - "$tmp/cells" "$BUDGET" "$PROGRAMS" <<'PY'
+/usr/bin/python3 - "$tmp/cells" "$BUDGET" "$PROGRAMS" "$(nproc)" <<'PY'
 import re, statistics, sys
-path, budget, programs = sys.argv[1], float(sys.argv[2]), sys.argv[3].split()
+path, budget, programs, ncpu = sys.argv[1], float(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 cells = {}
 arms = {}
 for line in open(path):
@@ -131,27 +133,29 @@ for line in open(path):
         top = [re.fullmatch(r"(.*):(\d+)/(\d+)", x).groups() for x in arm.split(",") if x != "-"]
         top.sort(key=lambda x: -int(x[2]))
         arms[p] = ",".join("%s:%s/%s" % x for x in top[:3]) or "-"
-floor = 0.25 * max(budget - 5, 0) / budget
-print("Failures per minute, median of the repetitions (failures/runs of all of them in brackets).")
-print("floor: auto / best >= %.2f (a quarter of the best baseline past 5 s, docs/auto.md)." % floor)
+floor = max(budget - 5, 0) / budget / 6
+baselines = ("loop", "copies", "p8")
+print("Failures per minute, median of the repetitions (failures/runs of all of them in brackets);"
+      " copies: golang-stress -p %s (its default, one per CPU)." % ncpu)
+print("floor: auto / best >= %.2f (a sixth of the best baseline past 5 s, docs/auto.md)." % floor)
 print()
-print("| program | loop | p8 | auto | auto / best | floor | auto's arms (last repetition) |")
-print("|---|---:|---:|---:|---:|:---:|---|")
+print("| program | loop | copies | p8 | auto | auto / best | floor | auto's arms (last repetition) |")
+print("|---|---:|---:|---:|---:|---:|:---:|---|")
 held = 0
 for p in programs:
     per = {}
     text = {}
-    for tool in ("loop", "p8", "auto"):
+    for tool in baselines + ("auto",):
         c = cells.get((p, tool), [])
         per[tool] = statistics.median(f * 60.0 / budget for r, f in c) if c else 0.0
         r = sum(x for x, y in c)
         f = sum(y for x, y in c)
         text[tool] = "%.0f (%d/%d)" % (per[tool], f, r)
-    best = max(per["loop"], per["p8"])
+    best = max(per[t] for t in baselines)
     ratio = per["auto"] / best if best > 0 else float("inf")
     ok = ratio >= floor
     held += ok
-    print("| %s | %s | %s | %s | %s | %s | %s |" % (p, text["loop"], text["p8"], text["auto"],
+    print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (p, text["loop"], text["copies"], text["p8"], text["auto"],
           "%.2fx" % ratio if best > 0 else "-", "yes" if ok else "NO", arms.get(p, "-")))
 print()
 print("The floor held on %d of %d programs." % (held, len(programs)))
