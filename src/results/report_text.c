@@ -225,7 +225,7 @@ void report_text_arms(struct dbuf *out, const struct results *r)
 		dbuf_addf(out, " %7s  %-16s %9.1f\n", rate, iv,
 			  slot_s > 0 ? 60.0 * (double)g->fails / slot_s : 0.0);
 	}
-	dbuf_adds(out, "  (rates over counted runs, passed or failed; slow: past the timeout, not stuck; "
+	dbuf_adds(out, "  (rates over counted runs, passed or failed; slow: past the timeout by chaos, load or exit cleanup; "
 		  "cut: still running when the series ended");
 	if (skip)
 		dbuf_adds(out, "; skipped: exit status 77");
