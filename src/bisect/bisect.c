@@ -318,22 +318,6 @@ static int worktree_get(struct bisect *b, size_t i, const char **path)
 
 /* ---- one batch -------------------------------------------------------- */
 
-/* The last line of a file (the engine's last word), into buf. */
-static void last_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	buf[0] = '\0';
-	if (!f)
-		return;
-	while (getline(&line, &cap, f) > 0)
-		if (line[0] != '\n')
-			snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
-	free(line);
-	fclose(f);
-}
-
 /*
  * m runs of COMMAND in worktree wt, into results directory dir (absolute),
  * numbered from first, under the conditions po. Returns 0, or an exit
@@ -371,26 +355,12 @@ static int batch(struct bisect *b, size_t i, const char *wt, const char *dir, st
 	o.settings_extra = NULL;
 	setenv("JOSTLE_BISECT_COMMIT", hash, 1);
 
-	char *log = path_join(dir, "engine.log");
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	int saved = dup(2);
-	fflush(stderr);
-	if (fd >= 0 && saved >= 0)
-		dup2(fd, 2);
-	int status = series_run(&o);
-	fflush(stderr);
-	if (fd >= 0 && saved >= 0)
-		dup2(saved, 2);
-	if (saved >= 0)
-		close(saved);
-	if (fd >= 0)
-		close(fd);
+	char *log = path_join(dir, "engine.log"), line[512];
+	int status = replay_series(&o, log, line, sizeof(line));
 	unsetenv("JOSTLE_BISECT_COMMIT");
 	free(path);
 	(void)!fchdir(b->cwd_fd);
 	if (status == 2) {
-		char line[512];
-		last_line(log, line, sizeof(line));
 		const char *msg = !strncmp(line, "jostle: ", 8) ? line + 8 : line;
 		fail(b, 2, "at commit %.10s (#%zu): %s", hash, i, *msg ? msg : "COMMAND could not start");
 	} else if (status == 3) {

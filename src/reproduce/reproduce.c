@@ -3,10 +3,10 @@
  * steps and the rule that keeps a candidate).
  *
  * The budget (-n runs, --time, default 2 minutes) is shared out by phase:
- * natural 12%, auto 25%, localize 25%, the candidates 23% between them,
- * the confirmation what is left. A phase that has nothing to do (no
- * dynamic binary to localize, no step arm to tune) leaves its share to the
- * ones after it. Every series has its own master seed, derived from the
+ * natural 10%, auto 20%, its arms' race 10%, localize 18%, the sites'
+ * race 7%, tune 20%, the confirmation what is left (15% kept for it). A
+ * phase that has nothing to do (no dynamic binary to localize, nothing to
+ * race) leaves its share to the ones after it. Every series has its own master seed, derived from the
  * search's and its number, so every run of the search has a fresh seed.
  */
 #include <cjson/cJSON.h>
@@ -34,7 +34,8 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define MAX_CANDS 12
+#define MAX_CANDS 24
+#define AUTO_ARMS 3             /* auto's arms raced */
 #define CONFIRM_SHARE 0.15      /* of the budget, kept for the confirmation */
 #define CONFIRM_MIN_RUNS 20
 #define CONFIRM_WIDTH 0.2       /* the 95% interval this wide or narrower: stated */
@@ -48,6 +49,7 @@ struct cand {
 	struct reproducer cond;
 	struct slice s;
 	bool measured, kept;
+	bool natural;               /* the plain loop: measured once, never raced */
 };
 
 struct rep {
@@ -95,6 +97,22 @@ static uint64_t series_seed(struct rep *R)
 {
 	uint64_t s = R->o->seed ^ (++R->series * 0x9e3779b97f4a7c15ULL) ^ 0x726570726f647563ULL;
 	return rng_splitmix64(&s);
+}
+
+/* The options of a phase's series into DIR: the search's own, quiet, no
+ * report, no stop rule, a fresh seed. */
+static struct run_opts phase_opts(struct rep *R, char *dir, uint64_t runs, int64_t time_ns)
+{
+	struct run_opts o = *R->o;
+	o.out_dir = dir;
+	o.first_index = 0;
+	o.runs = runs;
+	o.time_ns = time_ns;
+	o.seed = series_seed(R);
+	o.quiet = true;
+	o.no_report = true;
+	o.until = UNTIL_NONE;
+	return o;
 }
 
 /* The runs and time of a phase with `share` of the whole budget, the
@@ -242,7 +260,7 @@ static void natural(struct rep *R)
 	int64_t t;
 	char *dir = subdir(R, "natural"), text[160];
 
-	if (dir && budget(R, 0.12, 8, &runs, &t)) {
+	if (dir && budget(R, 0.10, 8, &runs, &t)) {
 		int st = run_under(R, NULL, dir, 0, runs, t, &R->natural);
 		if (status_ok(R, st)) {
 			rate_text(&R->natural, text, sizeof(text));
@@ -266,23 +284,28 @@ static struct cand *cand_new(struct rep *R, const char *name)
 	return c;
 }
 
-/* The arm that fails most often per machine second, its rate smoothed by
- * two pseudo-runs at the pooled rate (bisect's learn_pick): a lucky first
- * failure does not win. */
-static const struct slice_arm *best_arm(const struct slice_arm *arms, size_t n, const struct slice *all)
+/* The arm of arms[0..n) that fails most often per run, not one of
+ * taken[0..ntaken), its rate smoothed by two pseudo-runs at the pooled
+ * rate (bisect's learn_pick): a lucky first failure does not win. Per
+ * run, not per machine second: a proof needs the fewer runs the higher
+ * the rate, and auto's bandit gives its favourite most of the runs, so
+ * that the others' few runs are raced before one is chosen. */
+static const struct slice_arm *best_arm(const struct slice_arm *arms, size_t n, const struct slice *all,
+					const struct slice_arm *const *taken, size_t ntaken)
 {
 	double pooled = all->runs ? (double)all->fails / (double)all->runs : 0, best = -1;
 	const struct slice_arm *pick = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct slice_arm *a = &arms[i];
-		if (!a->has_fail || !a->config || !a->runs)
+		bool done = false;
+		for (size_t k = 0; k < ntaken; k++)
+			done |= taken[k] == a;
+		if (done || !a->has_fail || !a->config || !a->runs)
 			continue;
 		double p = ((double)a->fails + 2 * pooled) / ((double)a->runs + 2);
-		double per_run_s = a->wall_s / (double)a->runs;
-		double score = p * (a->jobs ? a->jobs : 1) / (per_run_s > 1e-3 ? per_run_s : 1e-3);
-		if (score > best) {
-			best = score;
+		if (p > best) {
+			best = p;
 			pick = a;
 		}
 	}
@@ -302,15 +325,7 @@ static void auto_phase(struct rep *R, const char *name, double share)
 		free(dir);
 		return;
 	}
-	struct run_opts o = *R->o;
-	o.out_dir = dir;
-	o.first_index = 0;
-	o.runs = runs;
-	o.time_ns = t;
-	o.seed = series_seed(R);
-	o.quiet = true;
-	o.no_report = true;
-	o.until = UNTIL_NONE;
+	struct run_opts o = phase_opts(R, dir, runs, t);
 	if (pressure_option(&o.pressure, "chaos", "auto", why, sizeof(why)) < 0) {
 		fprintf(stderr, "jostle: reproduce: %s\n", why);
 		R->status = 3;
@@ -326,13 +341,22 @@ static void auto_phase(struct rep *R, const char *name, double share)
 		rate_text(&s, text, sizeof(text));
 		say(R, "%s (%zu arms): %s", name, narms, text);
 		step_json(R, name, NULL, &s, false);
-		const struct slice_arm *a = best_arm(arms, narms, &s);
-		struct cand *c = a ? cand_new(R, "auto's best arm") : NULL;
-		if (c && reproducer_from_config(&c->cond, a->config, why, sizeof(why)) < 0) {
-			fprintf(stderr, "jostle: reproduce: the arm '%s': %s\n", a->name, why);
-			R->nc--;
-		} else if (c) {
-			say(R, "auto's best arm: %s, %" PRIu64 " of %" PRIu64 " runs failed", a->name, a->fails, a->runs);
+		const struct slice_arm *taken[AUTO_ARMS];
+		size_t nt = 0;
+		for (const struct slice_arm *a; nt < AUTO_ARMS && (a = best_arm(arms, narms, &s, taken, nt));) {
+			taken[nt++] = a;
+			char cname[64];
+			snprintf(cname, sizeof(cname), "auto's arm %s", a->name);
+			struct cand *c = cand_new(R, cname);
+			if (!c)
+				break;
+			if (reproducer_from_config(&c->cond, a->config, why, sizeof(why)) < 0) {
+				fprintf(stderr, "jostle: reproduce: the arm '%s': %s\n", a->name, why);
+				reproducer_release(&c->cond);
+				R->nc--;
+				continue;
+			}
+			say(R, "auto's arm %s: %" PRIu64 " of %" PRIu64 " runs failed", a->name, a->fails, a->runs);
 		}
 	} else if (!R->interrupted && !R->status) {
 		R->runs_used += s.runs;
@@ -426,21 +450,14 @@ static void sites_phase(struct rep *R)
 	uint64_t runs;
 	int64_t t;
 
-	if (localize_check_dynamic(R->o->path) != 0 || !budget(R, 0.25, 60, &runs, &t))
+	if (localize_check_dynamic(R->o->path) != 0 || !budget(R, 0.18, 60, &runs, &t))
 		return;
 	char *dir = subdir(R, "localize");
 	if (!dir)
 		return;
-	struct run_opts o = *R->o;
+	struct run_opts o = phase_opts(R, dir, runs, t);
 	char why[256];
 	struct localize_opts lo = LOCALIZE_OPTS_INIT;
-	o.out_dir = dir;
-	o.runs = runs;
-	o.time_ns = t;
-	o.seed = series_seed(R);
-	o.quiet = true;
-	o.no_report = true;
-	o.until = UNTIL_NONE;
 	o.jobs = R->ro->base_jobs;
 	if (pressure_option(&o.pressure, "chaos", "sync", why, sizeof(why)) < 0) {
 		free(dir);
@@ -535,93 +552,326 @@ static bool better(const struct slice *c, const struct slice *l, bool narrower)
 	return clo > lhi && fpm(c) >= 0.5 * fpm(l);
 }
 
-static void measure(struct rep *R, size_t i, double share)
+/*
+ * Candidates race side by side (successive halving): every one still in
+ * gets a batch of fresh runs; then those whose rate's 95% interval lies
+ * wholly below the best one's are dropped, and from the second round on
+ * the worse half, the batch doubling each round. Side by side, because
+ * the machine's load moves: a candidate measured a minute after another
+ * met another machine. The leader races too, its counts growing.
+ */
+#define RACE_BATCH 10
+#define RACE_BATCH_MAX 80
+
+/* The rate a race ranks by: one pseudo-failure and one pseudo-pass, so
+ * that 1 of 2 does not outrank 30 of 70. */
+static double smoothed(const struct slice *s)
+{
+	return ((double)s->fails + 1) / ((double)s->runs + 2);
+}
+
+static double wilson_lo(const struct slice *s)
+{
+	double lo, hi;
+	stats_wilson(s->fails, s->runs, STATS_Z95, &lo, &hi);
+	return lo;
+}
+
+static double wilson_hi(const struct slice *s)
+{
+	double lo, hi;
+	stats_wilson(s->fails, s->runs, STATS_Z95, &lo, &hi);
+	return hi;
+}
+
+/* One more batch of candidate i (runs, or 0: until time_ns) in its own
+ * folder, its counts added. False when the search must stop. */
+static bool more(struct rep *R, size_t i, uint64_t runs, int64_t time_ns)
 {
 	struct cand *c = &R->c[i];
-	uint64_t runs;
-	int64_t t;
-	char name[32], text[160], desc[512];
+	char name[32];
 
-	if (c->measured || !budget(R, share, 10, &runs, &t))
-		return;
 	snprintf(name, sizeof(name), "try-%zu", i + 1);
 	char *dir = subdir(R, name);
-	if (!dir)
-		return;
-	int st = run_under(R, &c->cond, dir, 0, runs, t, &c->s);
+	if (!dir) {
+		R->status = 3;
+		return false;
+	}
+	int st = run_under(R, &c->cond, dir, c->s.next_index, runs, time_ns, &c->s);
 	free(dir);
-	if (!status_ok(R, st))
-		return;
 	c->measured = true;
-	bool keep = R->lead < 0 ||
-		    better(&c->s, &R->c[R->lead].s, c->cond.nsites && !R->c[R->lead].cond.nsites);
-	if (keep && c->s.fails) {
+	return status_ok(R, st);
+}
+
+/* Whether a race's winner w should be taken over a sites candidate s:
+ * delays at the decisive sites alone also say where the bug is and
+ * survive a rebuild, so they are kept at a rate not clearly worse and at
+ * least 0.8 of the winner's. */
+static bool sites_instead(const struct cand *s, const struct cand *w)
+{
+	return s->cond.nsites && !w->cond.nsites && s->s.fails && wilson_hi(&s->s) >= smoothed(&w->s) &&
+	       smoothed(&s->s) >= 0.8 * smoothed(&w->s);
+}
+
+/* Race the candidates idx[0..n) (the leader among them, unless it is the
+ * plain loop) with `share` of the budget; the winner leads. */
+static void race(struct rep *R, const size_t *cands, size_t n, double share, const char *what)
+{
+	size_t idx[MAX_CANDS + 1], alive = 0;
+	bool in[MAX_CANDS + 1];
+	uint64_t runs, batch = RACE_BATCH;
+	int64_t t;
+	char text[160], desc[512];
+
+	if (!n)
+		return;
+	/* the leader first: a tie keeps it */
+	if (R->lead >= 0 && !R->c[R->lead].natural)
+		idx[alive++] = (size_t)R->lead;
+	for (size_t k = 0; k < n; k++)
+		idx[alive++] = cands[k];
+	n = alive;
+	if (!n || !budget(R, share, RACE_BATCH * n, &runs, &t))
+		return;
+	say(R, "%s: %zu candidate%s side by side", what, n, n == 1 ? "" : "s");
+	int64_t end = t ? clock_mono_ns() + t : 0;
+	uint64_t runs_end = runs ? R->runs_used + runs : 0;
+	for (size_t k = 0; k < n; k++)
+		in[k] = true;
+	for (int round = 0; alive > 1 || round == 0; round++) {
+		size_t todo = alive;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t b = batch;
+			int64_t tb = 0;
+			if (!in[k])
+				continue;
+			if (runs_end) {
+				if (R->runs_used >= runs_end)
+					goto done;
+				b = runs_end - R->runs_used < batch ? runs_end - R->runs_used : batch;
+			}
+			if (end) {
+				int64_t left = end - clock_mono_ns();
+				if (left < NS_PER_S / 2)
+					goto done;
+				tb = left / (int64_t)todo > NS_PER_S / 2 ? left / (int64_t)todo : NS_PER_S / 2;
+			}
+			if (!more(R, idx[k], b, tb))
+				goto done;
+			todo--;
+		}
+		/* out: clearly below the best; then the worse half */
+		size_t best = n;
+		for (size_t k = 0; k < n; k++)
+			if (in[k] && (best == n || smoothed(&R->c[idx[k]].s) > smoothed(&R->c[idx[best]].s)))
+				best = k;
+		for (size_t k = 0; k < n; k++)
+			if (in[k] && k != best && wilson_hi(&R->c[idx[k]].s) < wilson_lo(&R->c[idx[best]].s)) {
+				in[k] = false;
+				alive--;
+			}
+		for (size_t drop = round >= 1 && alive > 2 ? alive / 2 : 0; drop; drop--) {
+			size_t worst = n;
+			for (size_t k = 0; k < n; k++)
+				if (in[k] && (worst == n || smoothed(&R->c[idx[k]].s) < smoothed(&R->c[idx[worst]].s)))
+					worst = k;
+			in[worst] = false;
+			alive--;
+		}
+		batch = 2 * batch < RACE_BATCH_MAX ? 2 * batch : RACE_BATCH_MAX;
+	}
+done:;
+	/* the winner: the best rate still in, with a failure */
+	int w = -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct cand *c = &R->c[idx[k]];
+		if (in[k] && c->s.fails && (w < 0 || smoothed(&c->s) > smoothed(&R->c[w].s)))
+			w = (int)idx[k];
+	}
+	for (size_t k = 0; w >= 0 && k < n; k++)
+		if (in[k] && sites_instead(&R->c[idx[k]], &R->c[w]))
+			w = (int)idx[k];
+	/* the plain loop did not race: beaten only when clearly */
+	if (w >= 0 && R->lead >= 0 && R->c[R->lead].natural && !better(&R->c[w].s, &R->c[R->lead].s, false))
+		w = -1;
+	if (w >= 0 && w != R->lead) {
 		if (R->lead >= 0)
 			R->c[R->lead].kept = false;
-		R->lead = (int)i;
-		c->kept = true;
+		R->lead = w;
+		R->c[w].kept = true;
 	}
-	rate_text(&c->s, text, sizeof(text));
-	say(R, "try %zu, %s: %s: %s: %s", i + 1, c->name, reproducer_describe(&c->cond, desc, sizeof(desc)), text,
-	    c->kept ? "kept" : "dropped");
-	step_json(R, c->name, &c->cond, &c->s, c->kept);
-}
-
-/* While the stronger delays at the sites lead, four times as many, up to
- * four times as long (twice at most): how hard to push the sites is
- * measured, not guessed (report_join_missing: 4 of 65 runs at 8 delays of
- * 1 ms, 18 of 62 at 32 of 5 ms). */
-static void escalate(struct rep *R, double share)
-{
-	for (int k = 0; k < 2 && R->lead >= 0; k++) {
-		const struct reproducer *l = &R->c[R->lead].cond;
-		if (!l->nsites || l->sync_max_us < SITE_MAX_US_HIGH || l->sync_max_us >= SITE_MAX_US_TOP)
-			return;
-		struct cand *c = cand_new(R, "still stronger delays at the sites");
-		if (!c)
-			return;
-		reproducer_copy(&c->cond, &R->c[R->lead].cond);
-		c->cond.sync_max_us = 4 * l->sync_max_us < SITE_MAX_US_TOP ? 4 * l->sync_max_us : SITE_MAX_US_TOP;
-		for (size_t i = 0; i < c->cond.nsites; i++)
-			c->cond.sites[i].prob = 4 * c->cond.sites[i].prob < 1 ? 4 * c->cond.sites[i].prob : 1;
-		int before = R->lead;
-		measure(R, R->nc - 1, share / 2);
-		if (R->lead == before)
-			return;
+	for (size_t k = 0; k < n; k++) {
+		struct cand *c = &R->c[idx[k]];
+		if (!c->measured)
+			continue;
+		rate_text(&c->s, text, sizeof(text));
+		say(R, "try %zu, %s: %s: %s: %s", idx[k] + 1, c->name, reproducer_describe(&c->cond, desc, sizeof(desc)),
+		    text, (int)idx[k] == R->lead ? "leads" : in[k] ? "not better" : "dropped");
+		step_json(R, c->name, &c->cond, &c->s, (int)idx[k] == R->lead);
 	}
 }
 
-static void tune(struct rep *R, double share)
+/* The leader's condition pushed one way: how hard, how crowded, how deep
+ * is measured, not guessed (report_join_missing: 4 of 65 runs at 8
+ * delays of 1 ms per site, 18 of 62 at 32 of 5 ms). */
+enum vary { V_JOBS_UP, V_JOBS_DOWN, V_STEPS_UP, V_STEPS_DOWN, V_HARDER, V_ONE_CPU, V_PREEMPT, NVARY };
+
+static const char *const vary_name[NVARY] = {
+	"twice the runs at a time", "half the runs at a time", "twice the step depth", "half the step depth",
+	"stronger delays", "all runs on one CPU", "more preemptions",
+};
+
+#define VARY_JOBS_MAX 32
+#define VARY_STEPS_MAX (1 << 20)
+#define VARY_BUDGET_MAX 200000  /* us of sync delays per process */
+#define VARY_JITTER_MAX 16      /* jitter processes (noise.c: each preempts for 5-20 us every 20-500 us) */
+
+static int min_i(int a, int b)
 {
-	if (R->lead < 0)
+	return a < b ? a : b;
+}
+
+/* r changed one way (false: that way does not apply, or r is at its end). */
+static bool vary(struct reproducer *r, enum vary v, unsigned base_jobs)
+{
+	unsigned j = r->jobs ? r->jobs : base_jobs;
+	bool step = (r->chaos & CHAOS_STEP_BIT) != 0;
+
+	switch (v) {
+	case V_JOBS_UP:
+		if (2 * j > VARY_JOBS_MAX)
+			return false;
+		r->jobs = 2 * j;
+		return true;
+	case V_JOBS_DOWN:
+		if (j < 2)
+			return false;
+		r->jobs = j / 2;
+		return true;
+	case V_STEPS_UP:
+		if (!step || r->steps <= 0 || r->steps > VARY_STEPS_MAX)
+			return false;
+		r->steps *= 2;
+		return true;
+	case V_STEPS_DOWN:
+		if (!step || r->steps < 16)
+			return false;
+		r->steps /= 2;
+		return true;
+	case V_HARDER:
+		if (step || !(r->chaos & CHAOS_SYNC))
+			return false;
+		if (r->nsites) {
+			/* four times as many delays at the sites, up to four times as long */
+			bool more_delays = false;
+			for (size_t i = 0; i < r->nsites; i++) {
+				more_delays |= r->sites[i].prob < 1;
+				r->sites[i].prob = 4 * r->sites[i].prob < 1 ? 4 * r->sites[i].prob : 1;
+			}
+			if (!more_delays && r->sync_max_us >= SITE_MAX_US_TOP)
+				return false;
+			r->sync_max_us = min_i(4 * (r->sync_max_us > 0 ? r->sync_max_us : 1000), SITE_MAX_US_TOP);
+			return true;
+		}
+		/* everywhere: sync-hi's settings, then twice them */
+		if (r->sync_prob >= 1 && r->sync_max_us >= SITE_MAX_US_TOP && r->sync_budget_us >= VARY_BUDGET_MAX)
+			return false;
+		r->level = 2;
+		r->sync_prob = r->sync_prob > 0 ? (2 * r->sync_prob < 1 ? 2 * r->sync_prob : 1) : 0.5;
+		r->sync_max_us = r->sync_max_us > 0 ? min_i(2 * r->sync_max_us, SITE_MAX_US_TOP) : 2000;
+		r->sync_budget_us = r->sync_budget_us > 0 ? min_i(2 * r->sync_budget_us, VARY_BUDGET_MAX) : 20000;
+		return true;
+	case V_ONE_CPU:
+		/* already on one CPU: a list without ',' or '-' */
+		if (j < 2 || (r->cpus[0] && !strpbrk(r->cpus, ",-")))
+			return false;
+		snprintf(r->cpus, sizeof(r->cpus), "0");
+		return true;
+	case V_PREEMPT: {
+		/* short preemptions at random points: twice the jitter processes, or two */
+		char *at = strstr(r->noise, "jitter:");
+		if (!at) {
+			size_t used = strlen(r->noise);
+			snprintf(r->noise + used, sizeof(r->noise) - used, "%sjitter:2", used ? "," : "");
+			return strlen(r->noise) > used;
+		}
+		long n = strtol(at + 7, NULL, 10);
+		if (n < 1 || 2 * n > VARY_JITTER_MAX)
+			return false;
+		char rest[sizeof(r->noise)];
+		snprintf(rest, sizeof(rest), "%s", at + 7 + strspn(at + 7, "0123456789"));
+		snprintf(at, sizeof(r->noise) - (size_t)(at - r->noise), "jitter:%ld%s", 2 * n, rest);
+		return true;
+	}
+	case NVARY:
+		break;
+	}
+	return false;
+}
+
+/* A new candidate: the leader changed one way; -1 when that does not apply. */
+static int variant(struct rep *R, enum vary v)
+{
+	struct reproducer r;
+	reproducer_init(&r);
+	reproducer_copy(&r, &R->c[R->lead].cond);
+	struct cand *c = vary(&r, v, R->ro->base_jobs) ? cand_new(R, vary_name[v]) : NULL;
+	if (!c) {
+		reproducer_release(&r);
+		return -1;
+	}
+	reproducer_release(&c->cond);
+	c->cond = r;   /* owned by the candidate now */
+	return (int)(c - R->c);
+}
+
+/* The leader pushed every way that applies, raced against itself; while
+ * a way wins, pushed that way again (the budget goes to what raises the
+ * rate). */
+static void ladder(struct rep *R, double share)
+{
+	size_t idx[NVARY];
+	enum vary way[NVARY];
+	size_t n = 0;
+
+	if (R->lead < 0 || R->c[R->lead].natural)
 		return;
-	struct reproducer base;
-	reproducer_init(&base);
-	reproducer_copy(&base, &R->c[R->lead].cond);
-	unsigned j = base.jobs ? base.jobs : R->ro->base_jobs;
-	size_t first = R->nc;
-	struct cand *c;
-	if (j * 2 <= 256 && (c = cand_new(R, "twice the runs at a time"))) {
-		reproducer_copy(&c->cond, &base);
-		c->cond.jobs = j * 2;
-	}
-	if (j >= 2 && (c = cand_new(R, "half the runs at a time"))) {
-		reproducer_copy(&c->cond, &base);
-		c->cond.jobs = j / 2;
-	}
-	if ((base.chaos & CHAOS_STEP_BIT) && base.steps > 0) {
-		if ((c = cand_new(R, "twice the step depth"))) {
-			reproducer_copy(&c->cond, &base);
-			c->cond.steps = base.steps * 2;
-		}
-		if ((c = cand_new(R, "half the step depth"))) {
-			reproducer_copy(&c->cond, &base);
-			c->cond.steps = base.steps / 2;
+	for (int v = 0; v < NVARY; v++) {
+		int i = variant(R, (enum vary)v);
+		if (i >= 0) {
+			way[n] = (enum vary)v;
+			idx[n++] = (size_t)i;
 		}
 	}
+	int before = R->lead;
+	race(R, idx, n, share * 0.6, "tune");
+	for (int k = 0; k < 2 && R->lead != before; k++) {
+		enum vary v = NVARY;
+		for (size_t m = 0; m < n; m++)
+			if ((int)idx[m] == R->lead)
+				v = way[m];
+		if (v == NVARY)
+			return;
+		int i = variant(R, v);
+		if (i < 0)
+			return;
+		idx[0] = (size_t)i;
+		way[0] = v;
+		n = 1;
+		before = R->lead;
+		race(R, idx, n, share * 0.2, "tune further");
+	}
+}
+
+/* Race the candidates made since `first` (and the leader). */
+static void race_from(struct rep *R, size_t first, double share, const char *what)
+{
+	size_t idx[MAX_CANDS];
+	size_t n = 0;
+
 	for (size_t i = first; i < R->nc; i++)
-		measure(R, i, share / (double)(R->nc - first));
-	reproducer_release(&base);
+		idx[n++] = i;
+	race(R, idx, n, share, what);
 }
 
 /* ---- 5. confirm ----------------------------------------------------------- */
@@ -754,36 +1004,32 @@ int reproduce_run(const struct reproduce_opts *ro)
 		/* the plain loop is a condition too: the others must beat it */
 		struct cand *c = cand_new(&R, "the plain loop");
 		c->s = R.natural;
-		c->measured = c->kept = true;
+		c->measured = c->kept = c->natural = true;
 		R.lead = 0;
 	}
 	size_t first = R.nc;
-	auto_phase(&R, "auto", 0.25);
-	/* the best arm, measured afresh: auto's own counts mix its stints */
-	if (R.nc > first)
-		measure(&R, first, 0.08);
+	auto_phase(&R, "auto", 0.20);
+	/* auto's arms raced afresh: auto's own counts mix its stints */
+	race_from(&R, first, 0.10, "auto's arms");
 	first = R.nc;
 	sites_phase(&R);
-	for (size_t i = first; i < R.nc; i++)
-		measure(&R, i, R.nc > first ? 0.08 / (double)(R.nc - first) : 0.08);
+	race_from(&R, first, 0.07, "sites");
 	/* nothing failed yet: the rest of the budget to more of auto */
 	for (int k = 2; R.lead < 0 && !R.interrupted && !R.status; k++) {
 		char name[32];
 		uint64_t runs;
 		int64_t t;
-		if (!budget(&R, 0.25, 16, &runs, &t))
+		if (!budget(&R, 0.20, 16, &runs, &t))
 			break;
 		snprintf(name, sizeof(name), "auto-%d", k);
 		first = R.nc;
 		uint64_t used = R.runs_used;
-		auto_phase(&R, name, 0.25);
-		if (R.nc > first)
-			measure(&R, first, 0.08);
+		auto_phase(&R, name, 0.20);
+		race_from(&R, first, 0.08, "auto's arms");
 		if (R.runs_used == used)
 			break;   /* nothing ran: no progress to wait for */
 	}
-	escalate(&R, 0.06);
-	tune(&R, 0.12);
+	ladder(&R, 0.20);
 	if (R.interrupted) {
 		status = 130;
 	} else if (R.status) {

@@ -7,27 +7,31 @@
  * The search, each step a series of runs through the engine (slice.h),
  * every run with a fresh seed:
  *   1. natural: the command as a plain loop (-j as given), its own rate;
- *   2. auto: the `--chaos auto` portfolio; its best arm (failures per
- *      machine second, smoothed toward the pooled rate) is the first
- *      condition;
+ *   2. auto: the `--chaos auto` portfolio; its three arms that failed most
+ *      often per run (smoothed toward the pooled rate: auto's bandit gives
+ *      its favourite most runs, the others a few) are raced afresh;
  *   3. sites: when the program is dynamically linked, `jostle localize`'s
  *      experiment (localize.h) in DIR/localize/; the leading sites (and
  *      the pair, when it matters) become candidate conditions that delay
- *      only there, at two intensities, pushed further while the stronger
- *      one leads;
- *   4. tune: the leader at twice and half its -j, and for a step arm at
- *      twice and half its step depth;
+ *      only there, at two intensities, raced with the leader;
+ *   4. tune: the leader pushed every way that applies (twice and half its
+ *      -j, stronger delays, twice and half its step depth, all runs on one
+ *      CPU, more preemptions), raced with the leader; while a way wins, it
+ *      is pushed that way again;
  *   5. confirm: the winner in batches with fresh seeds until its rate's
  *      95% Wilson interval is narrow enough (or the budget is spent):
  *      the rate stated is from these runs alone, not from the runs that
  *      chose it.
- * A candidate replaces the leader when it fails more often per minute and
- * is not clearly worse per run, or clearly better per run (intervals
- * apart) at no less than half the leader's failures per minute: a
- * reproducer proves a fix in fewer runs the higher its per-run rate. A
- * candidate with delays at sites only, against a leader that delays
- * everywhere, is kept at a per-run rate not clearly worse and half the
- * failures per minute: it names the decisive sites and survives a rebuild.
+ * A race runs its candidates side by side (the machine's load moves) by
+ * successive halving: a batch each, then out go those whose 95% interval
+ * lies wholly below the best one's and, from the second round, the worse
+ * half; the batch doubles. The winner is the best rate per run (a proof
+ * needs the fewer runs the higher it is); a tie keeps the leader, and a
+ * candidate with delays at sites only is kept at a rate not clearly worse
+ * and 0.8 of the best: it names the decisive sites and survives a rebuild.
+ * The plain loop, which does not race, is replaced only by a candidate
+ * that fails more often per minute and is not clearly worse per run, or
+ * is clearly better per run.
  */
 #ifndef JOSTLE_REPRODUCE_H
 #define JOSTLE_REPRODUCE_H

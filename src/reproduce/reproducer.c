@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "reproduce/reproducer.h"
+#include "run/replay.h"
 #include "util/dbuf.h"
 #include "util/fileio.h"
 #include "util/jsonw.h"
@@ -58,46 +59,43 @@ static double jnum(const cJSON *o, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* The chaos settings of a condition: its member, the engine's (struct
+ * pconfig) - one list for reading a condition and applying it. */
+#define SETTINGS(X) X(chaos, chaos) X(level, intensity) X(sync_prob, sync_prob) X(sync_max_us, sync_max_us) \
+	X(sync_budget_us, sync_budget_us) X(steps, steps) X(span_ms, span_ms)
+
 /* The condition members of a config object (a run record's, or the
  * "condition" of reproducer.json). */
 static int condition_from(struct reproducer *r, const cJSON *cfg, char *why, size_t whylen)
 {
-	const char *s;
-
 	if (!cJSON_IsObject(cfg)) {
 		snprintf(why, whylen, "the condition is not a JSON object");
 		return -EINVAL;
 	}
-	snprintf(r->arm, sizeof(r->arm), "%s", (s = jstr(cfg, "arm")) ? s : "plain");
-	r->chaos = CHAOS_NONE;
-	if ((s = jstr(cfg, "chaos")) && chaos_mode_parse(s, &r->chaos) < 0) {
-		snprintf(why, whylen, "the chaos mode '%.40s' is unknown", s);
+	struct replay_config c;
+	char reason[128];
+	if (replay_config_read(cfg, &c, reason, sizeof(reason)) < 0) {
+		snprintf(why, whylen, "the %s", reason);
 		return -EINVAL;
 	}
-	if (r->chaos == CHAOS_AUTO) {
+	snprintf(r->arm, sizeof(r->arm), "%s", c.arm[0] ? c.arm : "plain");
+	if (c.k.chaos == CHAOS_AUTO) {
 		snprintf(why, whylen, "the chaos mode 'auto' is no condition (a condition is one arm)");
 		return -EINVAL;
 	}
-	r->level = (int)jnum(cfg, "level", 1);
-	r->sync_prob = jnum(cfg, "sync_prob", 0);
-	r->sync_max_us = (int)jnum(cfg, "sync_max_us", 0);
-	r->sync_budget_us = (int)jnum(cfg, "sync_budget_us", 0);
-	r->steps = (int)jnum(cfg, "steps", 0);
-	r->span_ms = (int)jnum(cfg, "span_ms", 0);
-	double j = jnum(cfg, "jobs", 0);
-	if (r->level < 0 || r->level > 2 || !(r->sync_prob >= 0 && r->sync_prob <= 1) || r->sync_max_us < 0 ||
-	    r->steps < 0 || !(j >= 0 && j <= 4096)) {
+	const struct pconfig *k = &c.k;
+	if (k->intensity < 0 || k->intensity > 2 || !(k->sync_prob >= 0 && k->sync_prob <= 1) || k->sync_max_us < 0 ||
+	    k->steps < 0 || !(c.jobs >= 0 && c.jobs <= 4096)) {
 		snprintf(why, whylen, "a value of the condition is out of range (level 0..2, sync_prob 0..1, "
 			 "jobs 0..4096)");
 		return -EINVAL;
 	}
-	r->jobs = (unsigned)j;
-	/* a run's own set only when it had one (cpus_via none: all CPUs) */
-	s = jstr(cfg, "cpus_via");
-	r->cpus[0] = '\0';
-	if ((!s || strcmp(s, "none")) && jstr(cfg, "cpus"))
-		snprintf(r->cpus, sizeof(r->cpus), "%s", jstr(cfg, "cpus"));
-	snprintf(r->noise, sizeof(r->noise), "%s", (s = jstr(cfg, "noise")) ? s : "");
+#define FROM_K(rf, kf) r->rf = k->kf;
+	SETTINGS(FROM_K)
+#undef FROM_K
+	r->jobs = (unsigned)c.jobs;
+	snprintf(r->cpus, sizeof(r->cpus), "%s", c.cpus);
+	snprintf(r->noise, sizeof(r->noise), "%s", c.noise);
 	return 0;
 }
 
@@ -314,14 +312,25 @@ int reproducer_write(const struct reproducer *r, const char *path, char *const *
 
 const char *reproducer_describe(const struct reproducer *r, char *buf, size_t len)
 {
-	char jobs[32] = "", cpus[300] = "", sites[64] = "", steps[48] = "";
+	char jobs[32] = "", cpus[300] = "", sites[96] = "", steps[48] = "";
 
 	if (r->jobs)
 		snprintf(jobs, sizeof(jobs), ", -j %u", r->jobs);
 	if (r->cpus[0])
 		snprintf(cpus, sizeof(cpus), " on CPUs %s", r->cpus);
-	if (r->nsites)
-		snprintf(sites, sizeof(sites), ", delays at %zu site%s", r->nsites, r->nsites == 1 ? "" : "s");
+	if (r->nsites) {
+		double prob = 0;
+		for (size_t i = 0; i < r->nsites; i++)
+			prob += r->sites[i].prob / (double)r->nsites;
+		snprintf(sites, sizeof(sites), ", delays at %zu site%s (%.0f%% of calls", r->nsites,
+			 r->nsites == 1 ? "" : "s", 100 * prob);
+		if (r->sync_max_us)
+			snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites), ", up to %d us", r->sync_max_us);
+		snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites), ")");
+	} else if ((r->chaos & CHAOS_SYNC) && !(r->chaos & CHAOS_STEP_BIT) && r->sync_prob > 0) {
+		snprintf(sites, sizeof(sites), ", delays at %.0f%% of calls up to %d us", 100 * r->sync_prob,
+			 r->sync_max_us);
+	}
 	if (r->steps)
 		snprintf(steps, sizeof(steps), ", %d steps", r->steps);
 	snprintf(buf, len, "%s (chaos %s%s%s%s%s%s%s)", r->arm, chaos_mode_name(r->chaos), jobs, cpus, steps,
@@ -347,13 +356,9 @@ int reproducer_apply(const struct reproducer *r, struct pressure_opts *po, unsig
 		po->noise_set = true;
 		c->noise = true;
 	}
-	c->chaos = r->chaos;
-	c->intensity = r->level;
-	c->sync_prob = r->sync_prob;
-	c->sync_max_us = r->sync_max_us;
-	c->sync_budget_us = r->sync_budget_us;
-	c->steps = r->steps;
-	c->span_ms = r->span_ms;
+#define TO_C(rf, kf) c->kf = r->rf;
+	SETTINGS(TO_C)
+#undef TO_C
 	po->intensity = r->level;
 	po->replay_run = 0;
 	po->replay_sites[0] = '\0';

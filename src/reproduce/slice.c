@@ -5,59 +5,27 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "reproduce/slice.h"
+#include "run/replay.h"
 #include "run/series.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-static void last_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	while (getline(&line, &cap, f) > 0)
-		if (line[0] != '\n')
-			snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
-	free(line);
-	fclose(f);
-}
-
 int slice_run(struct run_opts *o, struct slice *s)
 {
-	char *log = xasprintf("%s/engine.log", o->out_dir);
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	int saved = dup(2);
+	char *log = xasprintf("%s/engine.log", o->out_dir), line[512];
 	int64_t t0 = clock_mono_ns();
 
-	fflush(stderr);
-	if (fd >= 0 && saved >= 0)
-		dup2(fd, 2);
-	int status = series_run(o);
-	fflush(stderr);
-	if (fd >= 0 && saved >= 0)
-		dup2(saved, 2);
-	if (saved >= 0)
-		close(saved);
-	if (fd >= 0)
-		close(fd);
+	int status = replay_series(o, log, line, sizeof(line));
 	s->secs += (double)(clock_mono_ns() - t0) / 1e9;
-	if (status == 2 || status == 3) {
-		char line[512];
-		last_line(log, line, sizeof(line));
+	if (status == 2 || status == 3)
 		fprintf(stderr, "jostle: reproduce: a series could not run: %s (see %s)\n",
 			line[0] ? line : "no message", log);
-	}
 	free(log);
 	return status;
 }

@@ -6,6 +6,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "run/replay.h"
+#include "run/series.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -29,6 +31,32 @@ static double jnum(const cJSON *o, const char *key, double dflt)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+int replay_config_read(const cJSON *cfg, struct replay_config *c, char *why, size_t whylen)
+{
+	const char *s;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->arm, sizeof(c->arm), "%s", (s = jstr(cfg, "arm")) ? s : "");
+	if ((s = jstr(cfg, "chaos")) && chaos_mode_parse(s, &c->k.chaos) < 0) {
+		snprintf(why, whylen, "chaos mode '%.40s' is unknown", s);
+		return -EINVAL;
+	}
+	/* a run's own set only when it had one (cpus_via none: all CPUs) */
+	s = jstr(cfg, "cpus_via");
+	if ((!s || strcmp(s, "none")) && jstr(cfg, "cpus"))
+		snprintf(c->cpus, sizeof(c->cpus), "%s", jstr(cfg, "cpus"));
+	snprintf(c->noise, sizeof(c->noise), "%s", (s = jstr(cfg, "noise")) ? s : "");
+	c->quota = jnum(cfg, "cpu_quota", 0);
+	c->k.intensity = (int)jnum(cfg, "level", 1);
+	c->k.sync_prob = jnum(cfg, "sync_prob", 0);
+	c->k.sync_max_us = (int)jnum(cfg, "sync_max_us", 0);
+	c->k.sync_budget_us = (int)jnum(cfg, "sync_budget_us", 0);
+	c->k.steps = (int)jnum(cfg, "steps", 0);
+	c->k.span_ms = (int)jnum(cfg, "span_ms", 0);
+	c->jobs = jnum(cfg, "jobs", 0);
+	return 0;
 }
 
 static int apply(struct pressure_opts *po, const cJSON *run, unsigned *jobs, char *why, size_t whylen)
@@ -48,32 +76,28 @@ static int apply(struct pressure_opts *po, const cJSON *run, unsigned *jobs, cha
 	*jobs = 0;
 	if (!cJSON_IsObject(cfg) || !cfg->child)
 		return 0; /* recorded without pressure: replay the seed alone */
-	if ((s = jstr(cfg, "arm")))
-		snprintf(po->replay_arm, sizeof(po->replay_arm), "%s", s);
-	s = jstr(cfg, "cpus_via");
-	if (s && strcmp(s, "none") != 0 && jstr(cfg, "cpus"))
-		snprintf(po->replay_cpus, sizeof(po->replay_cpus), "%s", jstr(cfg, "cpus"));
-	po->quota = jnum(cfg, "cpu_quota", 0);
-	if ((s = jstr(cfg, "noise")) && *s) {
-		if (noise_parse(s, &po->noise, reason, sizeof(reason)) < 0) {
-			snprintf(why, whylen, "--replay: the recorded noise '%s': %s", s, reason);
+	struct replay_config rc;
+	if (replay_config_read(cfg, &rc, reason, sizeof(reason)) < 0) {
+		snprintf(why, whylen, "--replay: the recorded %s", reason);
+		return -EINVAL;
+	}
+	*c = rc.k;
+	c->name = po->replay_arm;
+	if (rc.arm[0])
+		snprintf(po->replay_arm, sizeof(po->replay_arm), "%s", rc.arm);
+	if (rc.cpus[0])
+		snprintf(po->replay_cpus, sizeof(po->replay_cpus), "%s", rc.cpus);
+	po->quota = rc.quota;
+	if (rc.noise[0]) {
+		if (noise_parse(rc.noise, &po->noise, reason, sizeof(reason)) < 0) {
+			snprintf(why, whylen, "--replay: the recorded noise '%s': %s", rc.noise, reason);
 			return -EINVAL;
 		}
 		po->noise_set = true;
 		c->noise = true;
 	}
-	if ((s = jstr(cfg, "chaos")) && chaos_mode_parse(s, &c->chaos) < 0) {
-		snprintf(why, whylen, "--replay: the recorded chaos mode '%s' is unknown", s);
-		return -EINVAL;
-	}
-	c->intensity = (int)jnum(cfg, "level", 1);
-	c->sync_prob = jnum(cfg, "sync_prob", 0);
-	c->sync_max_us = (int)jnum(cfg, "sync_max_us", 0);
-	c->sync_budget_us = (int)jnum(cfg, "sync_budget_us", 0);
-	c->steps = (int)jnum(cfg, "steps", 0);
-	c->span_ms = (int)jnum(cfg, "span_ms", 0);
 	po->intensity = c->intensity;
-	*jobs = (unsigned)jnum(cfg, "jobs", 0);
+	*jobs = (unsigned)rc.jobs;
 	/* a run of jostle localize: its plan file and site mask */
 	if ((s = jstr(cfg, "sites"))) {
 		const char *mask = jstr(cfg, "site_mask");
@@ -144,4 +168,44 @@ int replay_load(struct pressure_opts *po, const char *spec, unsigned *jobs,
 		po->any = true;
 	}
 	return rc;
+}
+
+/* The last non-empty line of a file (the engine's last word), into buf. */
+static void last_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0)
+		if (line[0] != '\n')
+			snprintf(buf, len, "%.*s", (int)strcspn(line, "\n"), line);
+	free(line);
+	fclose(f);
+}
+
+int replay_series(struct run_opts *o, const char *log, char *last, size_t lastlen)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	int saved = dup(2);
+
+	fflush(stderr);
+	if (fd >= 0 && saved >= 0)
+		dup2(fd, 2);
+	int status = series_run(o);
+	fflush(stderr);
+	if (fd >= 0 && saved >= 0)
+		dup2(saved, 2);
+	if (saved >= 0)
+		close(saved);
+	if (fd >= 0)
+		close(fd);
+	if (lastlen)
+		last[0] = '\0';
+	if ((status == 2 || status == 3) && lastlen)
+		last_line(log, last, lastlen);
+	return status;
 }

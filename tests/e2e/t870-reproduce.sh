@@ -28,9 +28,26 @@ check_eq "json: the measured rate beats the natural one" \
 	"(True, True, 0, True)"
 check_eq "json: the search's steps" "$(json "$R" '[s["step"] for s in d["search"]][:2] + [d["search"][-1]["step"]]')" \
 	"['natural', 'auto', 'confirm']"
+check "search: auto's arms raced side by side" \
+	test "$(json "$R" 'sum(s["step"].startswith("auto\x27s arm ") for s in d["search"])')" -ge 2
+check_eq "search: the stated condition is the last one kept" \
+	"$(json "$R" '[s["condition"] for s in d["search"] if s["kept"]][-1] == d["search"][-1]["condition"]')" True
 check "terminal: the rate with its interval and the natural rate" \
 	grep -Eq '^jostle: fails 100% of runs \[[0-9]+%, 100%\], [0-9.]+ failures/min; natural rate 0 of [0-9]+ runs' "$TMP/r.err"
 check_eq "stdout: one command" "$(cat "$TMP/r.out")" "jostle run --reproducer $R -- $S one"
+
+# a budget that reaches the tune race: the leader pushed every way that
+# applies, each a condition of its own, the leader racing with them
+"$JOSTLE" reproduce -q -n 320 -j 2 --seed 7 -o "$TMP/t" -- "$S" one > /dev/null 2>&1
+check_eq "tune: exit 1" "$?" 1
+T=$TMP/t/reproducer.json
+check_eq "tune: the leader's -j and preemptions tried, among others" \
+	"$(json "$T" '(lambda v: (len(v) >= 3, "twice the runs at a time" in v, "more preemptions" in v))(set(s["step"] for s in d["search"]) & {"twice the runs at a time", "half the runs at a time", "stronger delays", "all runs on one CPU", "more preemptions"})')" \
+	"(True, True, True)"
+V='("twice the runs at a time", "half the runs at a time", "stronger delays", "all runs on one CPU", "more preemptions")'
+check_eq "tune: every variant a condition of its own" \
+	"$(json "$T" '(lambda v, fin: (len(set(v)) == len(v), all(c != fin for c in v) or any(s["kept"] for s in d["search"] if s["step"] in '"$V"')))([s["condition"] for s in d["search"] if s["step"] in '"$V"'], d["search"][-1]["condition"])')" \
+	"(True, True)"
 
 # the printed command runs, and fails every run
 cmd=$(sed "s#^jostle #$JOSTLE #; s# -- # -q -o $TMP/before -- #" "$TMP/r.out")
