@@ -26,7 +26,7 @@
 #   FIXED_RUNS  runs of --fixed under the reproducer (default 20)
 #   JOBS        -j of the plain loop and the search's start (default 2)
 #   TIMEOUT     per-run limit (default 5s; hangs are failures)
-#   ONLY        programs to run (names; default all)
+#   ONLY        programs to run, in this order (names; default all)
 #   CORPUS      the bugs corpus (default found by bench/corpuslib.sh)
 #   CORPUS_BUILD where to build it (default /tmp/jostle-reproduce-corpus)
 #   OUT         results folder (default /tmp/jostle-reproduce-bench)
@@ -62,18 +62,26 @@ for p in "$ZOO"/*; do
 	[ -x "$p" ] && progs+=("$n=$p")
 done
 
-wanted() {
-	[ -z "${ONLY:-}" ] && return 0
-	case " $ONLY " in *" $1 "*) return 0 ;; esac
-	return 1
-}
 
 rows=$OUT/rows.tsv
 : > "$rows"
-for entry in "${progs[@]}"; do
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+echo "# bench/reproduce.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(nproc) CPUs, jostle $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)"
+echo "# TIME=$TIME NAT_RUNS=$NAT_RUNS FIXED_RUNS=$FIXED_RUNS JOBS=$JOBS TIMEOUT=$TIMEOUT ONLY=${ONLY:-all}; load at the start: $(load)"
+# ONLY's order when given (the first named run first: a run cut short keeps them)
+order=()
+if [ -n "${ONLY:-}" ]; then
+	for n in $ONLY; do
+		for entry in "${progs[@]}"; do
+			[ "${entry%%=*}" = "$n" ] && order+=("$entry")
+		done
+	done
+else
+	order=("${progs[@]}")
+fi
+for entry in "${order[@]}"; do
 	name=${entry%%=*}
 	bin=${entry#*=}
-	wanted "$name" || continue
 	d=$OUT/$name
 	rm -rf "$d"
 	mkdir -p "$d"
@@ -93,6 +101,7 @@ PY
 		echo "$name: natural $nk/$nn: not below 10%, skipped" >&2
 		continue
 	fi
+	la=$(load)
 	t0=$(date +%s.%N)
 	"$JOSTLE" reproduce -q --time "$TIME" -j "$JOBS" --timeout "$TIMEOUT" -o "$d/rep" -- "$bin" \
 		> "$d/rep.out" 2> "$d/rep.err"
@@ -111,8 +120,8 @@ PY
 )
 		fk=${1:--} fn=${2:--}
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$nk" "$nn" "$rc" "$(echo "$t1 - $t0" | bc)" "$fk" "$fn" >> "$rows"
-	echo "$name: natural $nk/$nn, reproduce exit $rc, --fixed $fk/$fn" >&2
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$nk" "$nn" "$rc" "$(echo "$t1 - $t0" | bc)" "$fk" "$fn" "${la%% *}" >> "$rows"
+	echo "$name: natural $nk/$nn, reproduce exit $rc, --fixed $fk/$fn, load $la" >&2
 done
 
 $PY - "$rows" "$OUT" <<'PY'
@@ -145,14 +154,15 @@ for line in open(rows_path):
     name, nk, nn = f[0], int(f[1]), int(f[2])
     nat = nk / nn if nn else 0
     if f[3] == "skip":
-        table.append((name, "%d/%d" % (nk, nn), "(natural >= 10%: not measured)", "", "", "", "", ""))
+        table.append((name, "%d/%d" % (nk, nn), "(natural >= 10%: not measured)", "", "", "", "", "", ""))
         continue
     rc, wall, fk, fn = f[3], float(f[4]), f[5], f[6]
+    la = f[7] if len(f) > 7 else "?"
     path = os.path.join(out, name, "rep", "reproducer.json")
     if not os.path.exists(path):
         below.append(dict(name=name, rate=0, build=wall, proof=None, nat=nat, fixed=None))
         table.append((name, "%d/%d" % (nk, nn), "none found (exit %s)" % rc, "%.0f" % wall, "-",
-                      "-", str(proof_runs(nat) or "-"), "-"))
+                      "-", str(proof_runs(nat) or "-"), "-", la))
         continue
     d = json.load(open(path))
     m = d["measured"]
@@ -163,8 +173,9 @@ for line in open(rows_path):
     table.append((name, "%d/%d" % (nk, nn),
                   "%.0f%% [%.0f%%, %.0f%%] %s" % (100 * rate, 100 * m["lo"], 100 * m["hi"], d["condition"]["arm"]),
                   "%.0f" % d["build_s"], "%.0f" % m["fails_per_min"], str(pr or "-"),
-                  str(proof_runs(nat) or "-"), "%s/%s" % (fk, fn)))
-hdr = ("program", "natural", "reproducer rate [95%] arm", "build s", "fails/min", "proof runs", "at natural", "--fixed")
+                  str(proof_runs(nat) or "-"), "%s/%s" % (fk, fn), la))
+hdr = ("program", "natural", "reproducer rate [95%] arm", "build s", "fails/min", "proof runs", "at natural", "--fixed",
+       "load")
 w = [max(len(str(r[i])) for r in table + [hdr]) for i in range(len(hdr))]
 for r in [hdr] + table:
     print("  ".join(str(c).ljust(w[i]) for i, c in enumerate(r)))
@@ -178,7 +189,10 @@ if below:
     print("programs with a natural rate below 10%%: %d" % n)
     print("reproducer rate >= 50%%: %d of %d (%.0f%%; target >= 80%%)" % (good, n, 100.0 * good / n))
     print("median time to build: %.0f s (target <= 120 s)" % statistics.median(builds))
-    mp = statistics.median(proofs)
+    # the upper median: a program with no reproducer has no finite proof
+    mp = statistics.median_high(proofs)
     print("median runs to prove the fix under the reproducer: %s (target <= 30)" % ("%g" % mp if mp < 10 ** 9 else "none"))
     print("--fixed under the buggy mode's reproducer: %d failures in %d programs (target 0)" % (sum(fixed), len(fixed)))
+print()
+print("load (1-minute average) at the end: %s" % open("/proc/loadavg").read().split()[0])
 PY

@@ -4,7 +4,7 @@
  *
  * The budget (-n runs, --time, default 2 minutes) is shared out by phase:
  * natural 10%, auto 20%, its arms' race 10%, localize 18%, the sites'
- * race 7%, tune 20%, the confirmation what is left (15% kept for it). A
+ * race 7%, tune 30%, the confirmation what is left (15% kept for it). A
  * phase that has nothing to do (no dynamic binary to localize, nothing to
  * race) leaves its share to the ones after it. Every series has its own master seed, derived from the
  * search's and its number, so every run of the search has a fresh seed.
@@ -1029,7 +1029,7 @@ int reproduce_run(const struct reproduce_opts *ro)
 		if (R.runs_used == used)
 			break;   /* nothing ran: no progress to wait for */
 	}
-	ladder(&R, 0.20);
+	ladder(&R, 0.30);
 	if (R.interrupted) {
 		status = 130;
 	} else if (R.status) {
