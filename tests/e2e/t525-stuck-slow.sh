@@ -26,7 +26,12 @@ for m in compile spawn copy; do
 		"(1, 'hang: timeout', [])"
 	check_eq "$m: summary counts them as failures" "$(json "$TMP/$m/summary.json" '(d["slow"], d["failures"])')" "(0, 2)"
 done
-check "compile: the evidence names the moving code" grep -q 'busy threads in different code at each look' "$TMP/compile/stacks/0.txt"
+# what the looks catch of a compiler-like run depends on the machine's load
+# (CI failed once on the code alone): its threads in different code, or,
+# when they were off the CPU at a look, the page faults of its allocations
+# or its compiler child's work; any of them is progress, named
+check "compile: the evidence names what moved (code, page faults or processes)" \
+	grep -Eq 'busy threads in different code at each look|page faults in|process(es)? started' "$TMP/compile/stacks/0.txt"
 check "spawn: the evidence names the processes" grep -Eq '[0-9]+ process(es)? started' "$TMP/spawn/stacks/0.txt"
 check "copy: the evidence names the page faults" grep -q 'page faults in' "$TMP/copy/stacks/0.txt"
 
