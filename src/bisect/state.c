@@ -15,6 +15,7 @@
 #include "bisect/state.h"
 #include "util/dbuf.h"
 #include "util/fileio.h"
+#include "util/jsonr.h"
 #include "util/jsonw.h"
 #include "util/parse.h"
 #include "util/path.h"
@@ -154,12 +155,6 @@ int bstate_write(const struct bstate *s, const char *dir)
 	return rc;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 int bstate_read(struct bstate_saved *sv, const char *dir, char *why, size_t whylen)
 {
 	char *path = path_join(dir, "bisect.json");
@@ -184,8 +179,8 @@ int bstate_read(struct bstate_saved *sv, const char *dir, char *why, size_t whyl
 	cJSON *o = cJSON_Parse(dbuf_str(&b));
 	dbuf_release(&b);
 	const cJSON *args = o ? cJSON_GetObjectItemCaseSensitive(o, "args") : NULL;
-	const char *seed = o ? jstr(o, "seed") : NULL, *good = o ? jstr(o, "good") : NULL,
-		   *bad = o ? jstr(o, "bad") : NULL;
+	const char *seed = o ? jsonr_str(o, "seed") : NULL, *good = o ? jsonr_str(o, "good") : NULL,
+		   *bad = o ? jsonr_str(o, "bad") : NULL;
 	if (!o || !cJSON_IsArray(args) || !seed || !good || !bad || parse_seed(seed, &sv->seed) < 0) {
 		snprintf(why, whylen, "--resume '%.200s': '%.200s' is not a bisection's state "
 			 "(written by jostle bisect)", dir, path);
@@ -199,11 +194,11 @@ int bstate_read(struct bstate_saved *sv, const char *dir, char *why, size_t whyl
 		if (cJSON_IsString(a))
 			strvec_push(&sv->args, a->valuestring);
 	sv->good = xstrdup(good);
-	sv->repo = jstr(o, "repo") ? xstrdup(jstr(o, "repo")) : NULL;
+	sv->repo = jsonr_str(o, "repo") ? xstrdup(jsonr_str(o, "repo")) : NULL;
 	sv->bad = xstrdup(bad);
 	const cJSON *commits = cJSON_GetObjectItemCaseSensitive(o, "commits"), *c;
 	cJSON_ArrayForEach(c, commits) {
-		const char *h = jstr(c, "hash");
+		const char *h = jsonr_str(c, "hash");
 		if (h && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "skipped")))
 			strvec_push(&sv->skipped, h);
 	}

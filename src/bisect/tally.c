@@ -10,15 +10,10 @@
 #include <string.h>
 
 #include "bisect/tally.h"
+#include "util/jsonr.h"
 #include "util/path.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static void sig_add(struct tally_sig **sigs, size_t *n, size_t *alloc, const char *id,
 		    const char *key, int64_t run)
@@ -53,7 +48,7 @@ static struct tally_arm *arm_get(struct tally *t, const char *name)
 
 static void add_run(struct tally *t, const cJSON *o)
 {
-	const char *type = jstr(o, "type"), *outcome = jstr(o, "outcome");
+	const char *type = jsonr_str(o, "type"), *outcome = jsonr_str(o, "outcome");
 	const cJSON *run = cJSON_GetObjectItemCaseSensitive(o, "run");
 	if (!type || strcmp(type, "run") != 0 || !outcome || !cJSON_IsNumber(run) || run->valuedouble < 0)
 		return;
@@ -64,7 +59,7 @@ static void add_run(struct tally *t, const cJSON *o)
 	if (!failed && strcmp(outcome, "pass") != 0)
 		return;
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(o, "config");
-	const char *armname = cJSON_IsObject(cfg) ? jstr(cfg, "arm") : NULL;
+	const char *armname = cJSON_IsObject(cfg) ? jsonr_str(cfg, "arm") : NULL;
 	struct tally_arm *a = arm_get(t, armname ? armname : "");
 	t->runs++;
 	a->runs++;
@@ -73,13 +68,13 @@ static void add_run(struct tally *t, const cJSON *o)
 	if (!failed)
 		return;
 	t->fails++;
-	const char *id = jstr(o, "sig_id");
+	const char *id = jsonr_str(o, "sig_id");
 	char other[32];
 	if (!id) {
 		snprintf(other, sizeof(other), "-%s", outcome);
 		id = other;
 	}
-	const char *key = jstr(o, "key_line");
+	const char *key = jsonr_str(o, "key_line");
 	sig_add(&t->sigs, &t->nsigs, &t->alloc, id, key, idx);
 	sig_add(&a->sigs, &a->nsigs, &a->alloc, id, key, idx);
 }

@@ -16,6 +16,7 @@
 
 #include "localize/round.h"
 #include "run/series.h"
+#include "util/jsonr.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -88,13 +89,6 @@ int round_series(struct run_opts *o, const char *log)
 	return 3;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 int round_read(const char *dir, struct round_run **out, size_t *n)
 {
 	char *path = xasprintf("%s/runs.jsonl", dir);
@@ -109,8 +103,8 @@ int round_read(const char *dir, struct round_run **out, size_t *n)
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
 		cJSON *o = cJSON_Parse(line);
-		const char *type = o ? jstr(o, "type") : NULL;
-		const char *outcome = o ? jstr(o, "outcome") : NULL;
+		const char *type = o ? jsonr_str(o, "type") : NULL;
+		const char *outcome = o ? jsonr_str(o, "outcome") : NULL;
 		const cJSON *run = o ? cJSON_GetObjectItemCaseSensitive(o, "run") : NULL;
 		if (!type || strcmp(type, "run") || !outcome || !cJSON_IsNumber(run)) {
 			cJSON_Delete(o);
@@ -120,7 +114,7 @@ int round_read(const char *dir, struct round_run **out, size_t *n)
 		struct round_run *r = &(*out)[(*n)++];
 		memset(r, 0, sizeof(*r));
 		r->run = (uint64_t)run->valuedouble;
-		snprintf(r->seed, sizeof(r->seed), "%s", jstr(o, "seed") ? jstr(o, "seed") : "");
+		snprintf(r->seed, sizeof(r->seed), "%s", jsonr_str(o, "seed") ? jsonr_str(o, "seed") : "");
 		if (!strcmp(outcome, "pass"))
 			r->outcome = ROUND_PASS;
 		else if (!strcmp(outcome, "ignored") || !strcmp(outcome, "cut") || !strcmp(outcome, "slow") ||
@@ -131,7 +125,7 @@ int round_read(const char *dir, struct round_run **out, size_t *n)
 		const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "wall_s");
 		r->wall_s = cJSON_IsNumber(w) ? w->valuedouble : 0;
 		const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(o, "config");
-		const char *mask = cfg ? jstr(cfg, "site_mask") : NULL;
+		const char *mask = cfg ? jsonr_str(cfg, "site_mask") : NULL;
 		snprintf(r->mask, sizeof(r->mask), "%s", mask ? mask : "");
 		cJSON_Delete(o);
 	}

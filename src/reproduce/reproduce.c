@@ -29,6 +29,7 @@
 #include "util/dbuf.h"
 #include "util/escape.h"
 #include "util/fileio.h"
+#include "util/jsonr.h"
 #include "util/jsonw.h"
 #include "util/rng.h"
 #include "util/xalloc.h"
@@ -388,18 +389,6 @@ static void pick_add(struct lsite_pick *p, const cJSON *s)
 	p->v[p->n++] = s;
 }
 
-static double jnum(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* A candidate delaying only at the picked sites, about `delays` delays per
  * site and run of at most max_us each, on the load of the leader (or the
  * series' own). */
@@ -431,13 +420,13 @@ static void sites_cand(struct rep *R, const struct lsite_pick *p, const char *na
 		const cJSON *s = p->v[i];
 		struct rsite *d = &r->sites[i];
 		memset(d, 0, sizeof(*d));
-		snprintf(d->call, sizeof(d->call), "%s", jstr(s, "call") ? jstr(s, "call") : "?");
-		d->fn = jstr(s, "function") ? xstrdup(jstr(s, "function")) : NULL;
-		d->file = jstr(s, "file") ? xstrdup(jstr(s, "file")) : NULL;
-		d->line = (int)jnum(s, "line", 0);
-		d->module = xstrdup(jstr(s, "module"));
-		d->off = strtoull(jstr(s, "offset"), NULL, 16);
-		double procs = jnum(s, "procs", 1), calls = jnum(s, "calls", 1);
+		snprintf(d->call, sizeof(d->call), "%s", jsonr_str(s, "call") ? jsonr_str(s, "call") : "?");
+		d->fn = jsonr_str(s, "function") ? xstrdup(jsonr_str(s, "function")) : NULL;
+		d->file = jsonr_str(s, "file") ? xstrdup(jsonr_str(s, "file")) : NULL;
+		d->line = (int)jsonr_num(s, "line", 0);
+		d->module = xstrdup(jsonr_str(s, "module"));
+		d->off = strtoull(jsonr_str(s, "offset"), NULL, 16);
+		double procs = jsonr_num(s, "procs", 1), calls = jsonr_num(s, "calls", 1);
 		double mean = procs > 0 ? calls / procs : 1;
 		d->prob = mean > 0 ? delays / mean : 1;
 		if (d->prob > 1)
@@ -488,10 +477,10 @@ static void sites_phase(struct rep *R)
 	const cJSON *sites = j ? cJSON_GetObjectItemCaseSensitive(j, "sites") : NULL;
 	const cJSON *disc = j ? cJSON_GetObjectItemCaseSensitive(j, "discover") : NULL;
 	const cJSON *rounds = j ? cJSON_GetObjectItemCaseSensitive(j, "rounds") : NULL, *x;
-	uint64_t lruns = (uint64_t)jnum(disc, "runs", 0), lfails = (uint64_t)jnum(disc, "fails", 0);
+	uint64_t lruns = (uint64_t)jsonr_num(disc, "runs", 0), lfails = (uint64_t)jsonr_num(disc, "fails", 0);
 	cJSON_ArrayForEach(x, rounds) {
-		lruns += (uint64_t)jnum(x, "runs", 0);
-		lfails += (uint64_t)jnum(x, "fails", 0);
+		lruns += (uint64_t)jsonr_num(x, "runs", 0);
+		lfails += (uint64_t)jsonr_num(x, "fails", 0);
 	}
 	R->runs_used += lruns;
 	struct slice ls = { .runs = lruns, .fails = lfails, .secs = (double)(clock_mono_ns() - t0) / 1e9 };
@@ -500,11 +489,11 @@ static void sites_phase(struct rep *R)
 	const cJSON *s;
 	/* the sites whose effect is clear of 0; else the leader, if it helps */
 	cJSON_ArrayForEach(s, sites) {
-		if (p.n < 4 && jnum(s, "lo", 0) > 0)
+		if (p.n < 4 && jsonr_num(s, "lo", 0) > 0)
 			pick_add(&p, s);
 	}
-	if (!p.n && cJSON_GetArraySize(sites) > 0 && jnum(cJSON_GetArrayItem(sites, 0), "effect", 0) > 0 &&
-	    jnum(cJSON_GetArrayItem(sites, 0), "fails_on", 0) > 0)
+	if (!p.n && cJSON_GetArraySize(sites) > 0 && jsonr_num(cJSON_GetArrayItem(sites, 0), "effect", 0) > 0 &&
+	    jsonr_num(cJSON_GetArrayItem(sites, 0), "fails_on", 0) > 0)
 		pick_add(&p, cJSON_GetArrayItem(sites, 0));
 	const cJSON *pair = j ? cJSON_GetObjectItemCaseSensitive(j, "pair") : NULL;
 	if (pair && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pair, "matters"))) {
@@ -514,10 +503,10 @@ static void sites_phase(struct rep *R)
 	if (p.n) {
 		const cJSON *top = p.v[0];
 		say(R, "localize: %" PRIu64 " runs, %" PRIu64 " failed; %zu leading site%s, first %s in %s at %s:%d",
-		    lruns, lfails, p.n, p.n == 1 ? "" : "s", jstr(top, "call") ? jstr(top, "call") : "?",
-		    jstr(top, "function") ? jstr(top, "function") : "?",
-		    jstr(top, "file") ? strrchr(jstr(top, "file"), '/') ? strrchr(jstr(top, "file"), '/') + 1 :
-		    jstr(top, "file") : "?", (int)jnum(top, "line", 0));
+		    lruns, lfails, p.n, p.n == 1 ? "" : "s", jsonr_str(top, "call") ? jsonr_str(top, "call") : "?",
+		    jsonr_str(top, "function") ? jsonr_str(top, "function") : "?",
+		    jsonr_str(top, "file") ? strrchr(jsonr_str(top, "file"), '/') ? strrchr(jsonr_str(top, "file"), '/') + 1 :
+		    jsonr_str(top, "file") : "?", (int)jsonr_num(top, "line", 0));
 		sites_cand(R, &p, "delays at the leading sites", SITE_DELAYS_LOW, 1000);
 		sites_cand(R, &p, "stronger delays at the leading sites", SITE_DELAYS_HIGH, SITE_MAX_US_HIGH);
 	} else {

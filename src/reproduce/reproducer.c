@@ -15,6 +15,7 @@
 #include "run/replay.h"
 #include "util/dbuf.h"
 #include "util/fileio.h"
+#include "util/jsonr.h"
 #include "util/jsonw.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
@@ -45,18 +46,6 @@ void reproducer_release(struct reproducer *r)
 	sites_release(r);
 	free(r->command);
 	memset(r, 0, sizeof(*r));
-}
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
 /* The chaos settings of a condition: its member, the engine's (struct
@@ -141,11 +130,11 @@ static int sites_from(struct reproducer *r, const cJSON *arr, char *why, size_t 
 	r->sites = n ? xcalloc(n, sizeof(*r->sites)) : NULL;
 	cJSON_ArrayForEach(s, arr) {
 		struct rsite *d = &r->sites[r->nsites];
-		const char *module = jstr(s, "module"), *off = jstr(s, "offset"), *call = jstr(s, "call");
+		const char *module = jsonr_str(s, "module"), *off = jsonr_str(s, "offset"), *call = jsonr_str(s, "call");
 		char *end = NULL;
 		if (off)
 			d->off = strtoull(off, &end, 16);
-		d->prob = jnum(s, "prob", -1);
+		d->prob = jsonr_num(s, "prob", -1);
 		if (!module || module[0] != '/' || !off || !end || *end || !call || !(d->prob >= 0 && d->prob <= 1)) {
 			snprintf(why, whylen, "site %zu needs \"call\", \"module\" (an absolute path), \"offset\" "
 				 "(hex) and \"prob\" (0..1)", r->nsites + 1);
@@ -153,9 +142,9 @@ static int sites_from(struct reproducer *r, const cJSON *arr, char *why, size_t 
 		}
 		snprintf(d->call, sizeof(d->call), "%s", call);
 		d->module = xstrdup(module);
-		d->fn = jstr(s, "function") ? xstrdup(jstr(s, "function")) : NULL;
-		d->file = jstr(s, "file") ? xstrdup(jstr(s, "file")) : NULL;
-		d->line = (int)jnum(s, "line", 0);
+		d->fn = jsonr_str(s, "function") ? xstrdup(jsonr_str(s, "function")) : NULL;
+		d->file = jsonr_str(s, "file") ? xstrdup(jsonr_str(s, "file")) : NULL;
+		d->line = (int)jsonr_num(s, "line", 0);
 		r->nsites++;
 	}
 	return 0;
@@ -180,7 +169,7 @@ int reproducer_read(struct reproducer *r, const char *path, char *why, size_t wh
 	const cJSON *cond = o ? cJSON_GetObjectItemCaseSensitive(o, "condition") : NULL;
 	const cJSON *m = o ? cJSON_GetObjectItemCaseSensitive(o, "measured") : NULL;
 	const cJSON *nat = o ? cJSON_GetObjectItemCaseSensitive(o, "natural") : NULL;
-	double v = o ? jnum(o, "version", 0) : 0;
+	double v = o ? jsonr_num(o, "version", 0) : 0;
 	if (!o || !cJSON_IsObject(o)) {
 		snprintf(why, whylen, "--reproducer '%.300s' is not JSON; expected the reproducer.json "
 			 "that jostle reproduce wrote", path);
@@ -203,16 +192,16 @@ int reproducer_read(struct reproducer *r, const char *path, char *why, size_t wh
 		rc = -EINVAL;
 	}
 	if (rc == 0) {
-		const char *c = jstr(o, "command");
+		const char *c = jsonr_str(o, "command");
 		r->command = c ? xstrdup(c) : NULL;
-		r->runs = (uint64_t)jnum(m, "runs", 0);
-		r->fails = (uint64_t)jnum(m, "fails", 0);
-		r->lo = jnum(m, "lo", 0);
-		r->hi = jnum(m, "hi", 0);
-		r->fails_per_min = jnum(m, "fails_per_min", 0);
-		r->natural_runs = (uint64_t)jnum(nat, "runs", 0);
-		r->natural_fails = (uint64_t)jnum(nat, "fails", 0);
-		r->build_s = jnum(o, "build_s", 0);
+		r->runs = (uint64_t)jsonr_num(m, "runs", 0);
+		r->fails = (uint64_t)jsonr_num(m, "fails", 0);
+		r->lo = jsonr_num(m, "lo", 0);
+		r->hi = jsonr_num(m, "hi", 0);
+		r->fails_per_min = jsonr_num(m, "fails_per_min", 0);
+		r->natural_runs = (uint64_t)jsonr_num(nat, "runs", 0);
+		r->natural_fails = (uint64_t)jsonr_num(nat, "fails", 0);
+		r->build_s = jsonr_num(o, "build_s", 0);
 		if (r->fails > r->runs || !(r->lo >= 0 && r->lo <= 1)) {
 			snprintf(why, whylen, "--reproducer '%.300s': the measured rate is inconsistent", path);
 			rc = -EINVAL;

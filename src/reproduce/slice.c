@@ -13,6 +13,7 @@
 #include "run/replay.h"
 #include "run/series.h"
 #include "util/clock.h"
+#include "util/jsonr.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -28,18 +29,6 @@ int slice_run(struct run_opts *o, struct slice *s)
 			line[0] ? line : "no message", log);
 	free(log);
 	return status;
-}
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
 static struct slice_arm *arm_of(struct slice_arm **arms, size_t *n, size_t *alloc, const char *name)
@@ -71,7 +60,7 @@ int slice_read(const char *dir, uint64_t from, struct slice *s, struct slice_arm
 		return -errno;
 	while (getline(&line, &cap, f) > 0) {
 		cJSON *o = cJSON_Parse(line);
-		const char *type = o ? jstr(o, "type") : NULL, *out = o ? jstr(o, "outcome") : NULL;
+		const char *type = o ? jsonr_str(o, "type") : NULL, *out = o ? jsonr_str(o, "outcome") : NULL;
 		const cJSON *run = o ? cJSON_GetObjectItemCaseSensitive(o, "run") : NULL;
 		if (!type || strcmp(type, "run") || !out || !cJSON_IsNumber(run)) {
 			cJSON_Delete(o);
@@ -90,13 +79,13 @@ int slice_read(const char *dir, uint64_t from, struct slice *s, struct slice_arm
 		s->fails += failed;
 		const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(o, "config");
 		if (arms && cJSON_IsObject(cfg)) {
-			const char *name = jstr(cfg, "arm");
+			const char *name = jsonr_str(cfg, "arm");
 			struct slice_arm *a = arm_of(arms, narms, &alloc, name ? name : "");
 			a->runs++;
 			a->fails += failed;
-			a->wall_s += jnum(o, "wall_s");
-			if (jnum(cfg, "jobs") > 0)
-				a->jobs = (unsigned)jnum(cfg, "jobs");
+			a->wall_s += jsonr_num(o, "wall_s", 0);
+			if (jsonr_num(cfg, "jobs", 0) > 0)
+				a->jobs = (unsigned)jsonr_num(cfg, "jobs", 0);
 			if (failed || !a->has_fail) {
 				free(a->config);
 				a->config = cJSON_PrintUnformatted(cfg);

@@ -14,6 +14,7 @@
 #include "results/report.h"
 #include "results/stats.h"
 #include "util/fileio.h"
+#include "util/jsonr.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -53,12 +54,6 @@ static char *condition_text(const cJSON *o)
 	return r;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* The sites of AFTER's copy that its build did not have: one line each. */
 static size_t missing_sites(const cJSON *after, struct dbuf *out, size_t *nsites)
 {
@@ -68,14 +63,14 @@ static size_t missing_sites(const cJSON *after, struct dbuf *out, size_t *nsites
 	*nsites = 0;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(after, "condition"), "sites")) {
 		(*nsites)++;
-		if (jstr(s, "matched"))
+		if (jsonr_str(s, "matched"))
 			continue;
 		missing++;
-		const char *file = jstr(s, "file"), *slash = file ? strrchr(file, '/') : NULL;
+		const char *file = jsonr_str(s, "file"), *slash = file ? strrchr(file, '/') : NULL;
 		const cJSON *line = cJSON_GetObjectItemCaseSensitive(s, "line");
 		dbuf_addf(out, "site %s in %s at %s:%d of the reproducer no longer exists in the new build: its "
-			  "delay was not applied after the fix\n", jstr(s, "call") ? jstr(s, "call") : "?",
-			  jstr(s, "function") ? jstr(s, "function") : "?", slash ? slash + 1 : file ? file : "?",
+			  "delay was not applied after the fix\n", jsonr_str(s, "call") ? jsonr_str(s, "call") : "?",
+			  jsonr_str(s, "function") ? jsonr_str(s, "function") : "?", slash ? slash + 1 : file ? file : "?",
 			  cJSON_IsNumber(line) ? (int)line->valuedouble : 0);
 	}
 	return missing;

@@ -17,6 +17,7 @@
 #include <cJSON.h>
 
 #include "results/results.h"
+#include "util/jsonr.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -135,22 +136,10 @@ static int dur_bin(double s)
 
 /* ---- cJSON helpers ---- */
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static char *jdup(const cJSON *o, const char *key)
 {
-	const char *s = jstr(o, key);
+	const char *s = jsonr_str(o, key);
 	return s ? xstrdup(s) : NULL;
-}
-
-static double jnum(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
 static char *jtext(const cJSON *o, const char *key)
@@ -176,7 +165,7 @@ void results_init(struct results *r)
 
 static void add_series(struct results *r, const cJSON *o, size_t dir)
 {
-	const char *id = jstr(o, "series");
+	const char *id = jsonr_str(o, "series");
 	if (id && strmap_get(&r->series_map, id) != SIZE_MAX)
 		return;   /* the same series twice (a resumed run): keep the first */
 	ALLOC_GROW(r->series, r->series_nr + 1, r->series_alloc);
@@ -195,16 +184,16 @@ static void add_series(struct results *r, const cJSON *o, size_t dir)
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "machine");
 	s->hostname = jdup(m, "hostname");
 	s->kernel = jdup(m, "kernel");
-	s->cpus = (int64_t)jnum(m, "cpus", -1);
-	s->mem_mb = (int64_t)jnum(m, "mem_mb", -1);
-	s->loadavg = jnum(m, "loadavg", -1);
+	s->cpus = (int64_t)jsonr_num(m, "cpus", -1);
+	s->mem_mb = (int64_t)jsonr_num(m, "mem_mb", -1);
+	s->loadavg = jsonr_num(m, "loadavg", -1);
 	s->dir = dir;
 	s->elapsed_s = -1;
 	const cJSON *set = cJSON_GetObjectItemCaseSensitive(o, "settings");
-	s->timeout_s = jnum(set, "timeout_s", 0);
-	s->time_s = jnum(set, "time_s", 0);
+	s->timeout_s = jsonr_num(set, "timeout_s", 0);
+	s->time_s = jsonr_num(set, "time_s", 0);
 	const cJSON *shard = cJSON_GetObjectItemCaseSensitive(o, "shard");
-	double k = jnum(shard, "index", -1), n = jnum(shard, "count", 0);
+	double k = jsonr_num(shard, "index", -1), n = jsonr_num(shard, "count", 0);
 	if (n >= 1 && k >= 0 && k < n) {
 		s->shard_index = (uint64_t)k;
 		s->shard_count = (uint64_t)n;
@@ -249,7 +238,7 @@ void results_group_uncounted(char *buf, size_t len, const struct results_group *
 static void add_groups(struct results *r, const cJSON *o, const char *outcome, double wall)
 {
 	struct results_group *g[3] = { NULL, NULL, NULL };
-	const char *cell = jstr(o, "cell");
+	const char *cell = jsonr_str(o, "cell");
 	if (cell && *cell)
 		g[0] = group_get(&r->cell_map, &r->cells, &r->cells_nr, &r->cells_alloc, cell);
 	const cJSON *config = cJSON_GetObjectItemCaseSensitive(o, "config");
@@ -264,10 +253,10 @@ static void add_groups(struct results *r, const cJSON *o, const char *outcome, d
 			free(text);
 		}
 	}
-	const char *via = jstr(config, "cpus_via");
+	const char *via = jsonr_str(config, "cpus_via");
 	if (via && *via && strcmp(via, "none") && !r->totals.cpus_via)
 		r->totals.cpus_via = xstrdup(via);
-	double jobs = jnum(config, "jobs", 0);
+	double jobs = jsonr_num(config, "jobs", 0);
 	for (int i = 0; i < 3; i++) {
 		if (!g[i])
 			continue;
@@ -298,12 +287,12 @@ static void add_groups(struct results *r, const cJSON *o, const char *outcome, d
 static void add_late(struct results *r, const cJSON *o, const char *outcome, double wall)
 {
 	struct results_totals *tot = &r->totals;
-	const char *late = jstr(o, "late");
+	const char *late = jsonr_str(o, "late");
 	bool slow = !strcmp(outcome, "slow"), hang = !strcmp(outcome, "hang");
 	bool cut = !strcmp(outcome, "cut");
 	bool scaled = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "timeout_scale"));
 	double timeout = 0;
-	const char *sid = jstr(o, "series");
+	const char *sid = jsonr_str(o, "series");
 	size_t si = sid ? strmap_get(&r->series_map, sid) : SIZE_MAX;
 	if (si != SIZE_MAX)
 		timeout = r->series[si].timeout_s;
@@ -315,7 +304,7 @@ static void add_late(struct results *r, const cJSON *o, const char *outcome, dou
 			tot->in_time++;
 		return;
 	}
-	const char *kind = jstr(o, "sig_kind");
+	const char *kind = jsonr_str(o, "sig_kind");
 	if (!late && cut && !scaled) {
 		tot->outlasted++;
 		tot->late_unjudged++;
@@ -340,7 +329,7 @@ static size_t sig_get(struct results *r, const cJSON *o, const char *outcome,
 		      size_t dir, int64_t run, double t)
 {
 	char idbuf[64];
-	const char *id = jstr(o, "sig_id");
+	const char *id = jsonr_str(o, "sig_id");
 	if (!id) {
 		snprintf(idbuf, sizeof(idbuf), "-%s", outcome);
 		id = idbuf;
@@ -418,7 +407,7 @@ static void add_tests(struct results *r, const cJSON *o, size_t dir, int64_t run
 		return;
 	r->totals.with_tests++;
 	cJSON_ArrayForEach(e, tests) {
-		const char *name = jstr(e, "name"), *outcome = jstr(e, "outcome");
+		const char *name = jsonr_str(e, "name"), *outcome = jsonr_str(e, "outcome");
 		if (!name || !outcome)
 			continue;
 		struct results_test *t = test_get(r, name, dir);
@@ -431,7 +420,7 @@ static void add_tests(struct results *r, const cJSON *o, size_t dir, int64_t run
 		}
 		bool failed = strcmp(outcome, "pass") != 0;
 		t->runs++;
-		double time = jnum(e, "time", -1);
+		double time = jsonr_num(e, "time", -1);
 		if (time >= 0) {
 			t->tsum += time;
 			t->tsq += time * time;
@@ -450,7 +439,7 @@ static void add_tests(struct results *r, const cJSON *o, size_t dir, int64_t run
 			t->last_fail = run;
 		if (!t->log)
 			t->log = jdup(o, "log");
-		const char *id = jstr(e, "sig_id");
+		const char *id = jsonr_str(e, "sig_id");
 		int k;
 		for (k = 0; k < RESULTS_TEST_KEYS && t->sig_id[k]; k++)
 			if (id && !strcmp(t->sig_id[k], id))
@@ -469,9 +458,9 @@ static void add_tests(struct results *r, const cJSON *o, size_t dir, int64_t run
 static void add_run(struct results *r, const cJSON *o, size_t dir)
 {
 	struct results_totals *tot = &r->totals;
-	const char *outcome = jstr(o, "outcome");
+	const char *outcome = jsonr_str(o, "outcome");
 	tot->records++;
-	add_tests(r, o, dir, (int64_t)jnum(o, "run", -1));
+	add_tests(r, o, dir, (int64_t)jsonr_num(o, "run", -1));
 	if (!outcome) {
 		tot->other++;
 		return;
@@ -487,8 +476,8 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 		tot->other++;
 		return;
 	}
-	int64_t run = (int64_t)jnum(o, "run", -1);
-	double t = jnum(o, "t", NAN), wall = jnum(o, "wall_s", 0);
+	int64_t run = (int64_t)jsonr_num(o, "run", -1);
+	double t = jsonr_num(o, "t", NAN), wall = jsonr_num(o, "wall_s", 0);
 	if (!(wall >= 0))
 		wall = 0;
 	add_late(r, o, outcome, wall);
@@ -533,7 +522,7 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 	else
 		r->dur_pass[db]++;
 
-	const char *sid = jstr(o, "series");
+	const char *sid = jsonr_str(o, "series");
 	if (sid) {
 		size_t si = strmap_get(&r->series_map, sid);
 		if (si != SIZE_MAX)
@@ -566,7 +555,7 @@ static void add_run(struct results *r, const cJSON *o, size_t dir)
 
 static void add_end(struct results *r, const cJSON *o)
 {
-	const char *id = jstr(o, "series");
+	const char *id = jsonr_str(o, "series");
 	size_t si = id ? strmap_get(&r->series_map, id) : SIZE_MAX;
 	if (si == SIZE_MAX)
 		return;
@@ -575,13 +564,13 @@ static void add_end(struct results *r, const cJSON *o)
 	s->stop = jdup(o, "stop");
 	s->ended = true;
 	s->interrupted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "interrupted"));
-	s->elapsed_s = jnum(o, "elapsed_s", -1);
+	s->elapsed_s = jsonr_num(o, "elapsed_s", -1);
 }
 
 bool results_add_json(struct results *r, const void *obj, size_t dir)
 {
 	const cJSON *o = obj;
-	const char *type = jstr(o, "type");
+	const char *type = jsonr_str(o, "type");
 	if (!type)
 		return false;
 	if (!strcmp(type, "series"))

@@ -15,54 +15,41 @@
 
 #include "run/replay.h"
 #include "run/series.h"
+#include "util/jsonr.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double jnum(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
 
 int replay_config_read(const cJSON *cfg, struct replay_config *c, char *why, size_t whylen)
 {
 	const char *s;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(c->arm, sizeof(c->arm), "%s", (s = jstr(cfg, "arm")) ? s : "");
-	if ((s = jstr(cfg, "chaos")) && chaos_mode_parse(s, &c->k.chaos) < 0) {
+	snprintf(c->arm, sizeof(c->arm), "%s", (s = jsonr_str(cfg, "arm")) ? s : "");
+	if ((s = jsonr_str(cfg, "chaos")) && chaos_mode_parse(s, &c->k.chaos) < 0) {
 		snprintf(why, whylen, "chaos mode '%.40s' is unknown", s);
 		return -EINVAL;
 	}
 	/* a run's own set only when it had one (cpus_via none: all CPUs) */
-	s = jstr(cfg, "cpus_via");
-	if ((!s || strcmp(s, "none")) && jstr(cfg, "cpus"))
-		snprintf(c->cpus, sizeof(c->cpus), "%s", jstr(cfg, "cpus"));
-	snprintf(c->noise, sizeof(c->noise), "%s", (s = jstr(cfg, "noise")) ? s : "");
-	c->quota = jnum(cfg, "cpu_quota", 0);
-	c->k.intensity = (int)jnum(cfg, "level", 1);
-	c->k.sync_prob = jnum(cfg, "sync_prob", 0);
-	c->k.sync_max_us = (int)jnum(cfg, "sync_max_us", 0);
-	c->k.sync_budget_us = (int)jnum(cfg, "sync_budget_us", 0);
-	c->k.steps = (int)jnum(cfg, "steps", 0);
-	c->k.span_ms = (int)jnum(cfg, "span_ms", 0);
-	c->jobs = jnum(cfg, "jobs", 0);
+	s = jsonr_str(cfg, "cpus_via");
+	if ((!s || strcmp(s, "none")) && jsonr_str(cfg, "cpus"))
+		snprintf(c->cpus, sizeof(c->cpus), "%s", jsonr_str(cfg, "cpus"));
+	snprintf(c->noise, sizeof(c->noise), "%s", (s = jsonr_str(cfg, "noise")) ? s : "");
+	c->quota = jsonr_num(cfg, "cpu_quota", 0);
+	c->k.intensity = (int)jsonr_num(cfg, "level", 1);
+	c->k.sync_prob = jsonr_num(cfg, "sync_prob", 0);
+	c->k.sync_max_us = (int)jsonr_num(cfg, "sync_max_us", 0);
+	c->k.sync_budget_us = (int)jsonr_num(cfg, "sync_budget_us", 0);
+	c->k.steps = (int)jsonr_num(cfg, "steps", 0);
+	c->k.span_ms = (int)jsonr_num(cfg, "span_ms", 0);
+	c->jobs = jsonr_num(cfg, "jobs", 0);
 	return 0;
 }
 
 static int apply(struct pressure_opts *po, const cJSON *run, unsigned *jobs, char *why, size_t whylen)
 {
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(run, "config");
-	const char *seed = jstr(run, "seed"), *s;
+	const char *seed = jsonr_str(run, "seed"), *s;
 	struct pconfig *c = &po->replay_cfg;
 	char reason[256];
 
@@ -99,8 +86,8 @@ static int apply(struct pressure_opts *po, const cJSON *run, unsigned *jobs, cha
 	po->intensity = c->intensity;
 	*jobs = (unsigned)rc.jobs;
 	/* a run of jostle localize: its plan file and site mask */
-	if ((s = jstr(cfg, "sites"))) {
-		const char *mask = jstr(cfg, "site_mask");
+	if ((s = jsonr_str(cfg, "sites"))) {
+		const char *mask = jsonr_str(cfg, "site_mask");
 		if (strlen(s) >= sizeof(po->replay_sites) || (mask && strlen(mask) >= sizeof(po->replay_mask))) {
 			snprintf(why, whylen, "--replay: the recorded site plan of run %" PRIu64 " is too long", po->replay_run);
 			return -EINVAL;
@@ -142,7 +129,7 @@ int replay_load(struct pressure_opts *po, const char *spec, unsigned *jobs,
 	while (getline(&line, &cap, f) > 0) {
 		cJSON *o = cJSON_Parse(line);
 		const cJSON *run = o ? cJSON_GetObjectItemCaseSensitive(o, "run") : NULL;
-		const char *type = o ? jstr(o, "type") : NULL;
+		const char *type = o ? jsonr_str(o, "type") : NULL;
 
 		if (type && !strcmp(type, "run") && cJSON_IsNumber(run) &&
 		    (uint64_t)run->valuedouble == po->replay_run) {
