@@ -35,6 +35,8 @@ static const char usage_text[] =
 "                         busy-wait, timeout), slow only if jostle's chaos delay,\n"
 "                         load or a Python exit cleanup explains it\n"
 "      --timeout-strict   a run past --timeout is a hang, progressing or not\n"
+"      --no-stall-check   wait for --timeout even when no thread of a run can run\n"
+"                         again (default: such a deadlock is a hang at once)\n"
 "      --grace DUR        SIGTERM to SIGKILL delay when ending a run (default 1s)\n"
 "What counts as failure:\n"
 "      --fail-on REGEX    a run whose output matches fails even if it exits 0\n"

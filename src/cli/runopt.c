@@ -40,6 +40,7 @@ enum {
 	OPT_PRESSURE, OPT_REPLAY,   /* pressure.h options, by name */
 	OPT_MATRIX, OPT_NO_REPORT,   /* issue 6 */
 	OPT_TIMEOUT_STRICT,
+	OPT_NO_STALL_CHECK,
 	OPT_DIAG,                   /* rundiag.h options, by name */
 	OPT_SHARD,                  /* issue 17 */
 	OPT_REPRODUCER,             /* issue 44 */
@@ -73,6 +74,7 @@ const struct option runopt_long[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "reproducer", required_argument, NULL, OPT_REPRODUCER },
 	{ "timeout-strict", no_argument, NULL, OPT_TIMEOUT_STRICT },
+	{ "no-stall-check", no_argument, NULL, OPT_NO_STALL_CHECK },
 	{ "diag-window", required_argument, NULL, OPT_DIAG },
 	{ "no-diag", no_argument, NULL, OPT_DIAG },
 	{ "core", no_argument, NULL, OPT_DIAG },
@@ -264,6 +266,9 @@ int runopt_parse(struct runopt *p, int c, const char *name, const char *arg)
 	}
 	case OPT_TIMEOUT_STRICT:
 		o->timeout_strict = true;
+		break;
+	case OPT_NO_STALL_CHECK:
+		o->no_stall_check = true;
 		break;
 	case OPT_NO_REPORT:
 		o->no_report = true;

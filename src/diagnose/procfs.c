@@ -194,6 +194,45 @@ long procfs_parse_syscall(const char *text)
 	return (long)v;
 }
 
+static int parse_hex(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	while (*s == ' ')
+		s++;
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !isxdigit((unsigned char)s[2]))
+		return -EINVAL;
+	s += 2;
+	uint64_t v = 0;
+	for (; isxdigit((unsigned char)*s); s++) {
+		if (v >> 60)
+			return -EINVAL;
+		unsigned d = isdigit((unsigned char)*s) ? (unsigned)(*s - '0')
+							: (unsigned)(tolower((unsigned char)*s) - 'a' + 10);
+		v = v << 4 | d;
+	}
+	*out = v;
+	*p = s;
+	return 0;
+}
+
+int procfs_parse_syscall_args(const char *text, long *nr, uint64_t args[6])
+{
+	if (!strncmp(text, "running", 7))
+		return 1;
+	const char *p = text;
+	int64_t v;
+	if (parse_i64(&p, &v) || v < -1 || v > INT_MAX)
+		return -EINVAL;
+	*nr = (long)v;
+	memset(args, 0, 6 * sizeof(*args));
+	if (v < 0)
+		return 0;   /* blocked, not in a system call: "-1 SP PC" */
+	for (int i = 0; i < 6; i++)
+		if (parse_hex(&p, &args[i]))
+			return -EINVAL;
+	return 0;
+}
+
 int procfs_parse_schedstat(const char *text, uint64_t *ns)
 {
 	const char *p = text;

@@ -63,6 +63,12 @@ const char *procfs_parse_wchan(const char *text, char *buf, size_t len);
  * (empty, "-1 ..." for a thread not in a syscall but blocked in the kernel).
  */
 long procfs_parse_syscall(const char *text);
+/*
+ * Parse a syscall file with its arguments: 1 when the thread is running,
+ * 0 with *nr (-1: blocked outside a system call) and args[0..5] (zero for
+ * -1), -EINVAL when it is malformed.
+ */
+int procfs_parse_syscall_args(const char *text, long *nr, uint64_t args[6]);
 /* Parse a schedstat file: the CPU time of the thread in ns (its first
  * field). 0, or -EINVAL when it does not start with a number. */
 int procfs_parse_schedstat(const char *text, uint64_t *ns);

@@ -233,10 +233,10 @@ int report_json(struct dbuf *b, const struct results *r)
 	dbuf_addc(b, ',');
 	static const char *const names[] = { "pass", "fail", "crash", "hang", "ignored", "cut", "slow",
 					     "skip", "outlasted", "late_progressing", "late_spinning",
-					     "late_stuck", "late_unjudged" };
+					     "late_stuck", "late_unjudged", "stalled" };
 	const uint64_t vals[] = { t->pass, t->fail, t->crash, t->hang, t->ignored, t->cut, t->slow,
 				  t->skip, t->outlasted, t->late_progressing, t->late_spinning,
-				  t->late_stuck, t->late_unjudged };
+				  t->late_stuck, t->late_unjudged, t->stalled };
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
 		jsonw_kuint(b, names[i], vals[i]);
 		dbuf_addc(b, ',');

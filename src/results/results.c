@@ -288,6 +288,11 @@ static void add_late(struct results *r, const cJSON *o, const char *outcome, dou
 {
 	struct results_totals *tot = &r->totals;
 	const char *late = jsonr_str(o, "late");
+	if (late && !strcmp(late, "stalled")) {   /* a deadlock seen before its timeout */
+		tot->stalled++;
+		tot->in_time++;
+		return;
+	}
 	bool slow = !strcmp(outcome, "slow"), hang = !strcmp(outcome, "hang");
 	bool cut = !strcmp(outcome, "cut");
 	bool scaled = cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "timeout_scale"));

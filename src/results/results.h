@@ -133,6 +133,8 @@ struct results_totals {
 	 * before their timeout, cut_early: runs cut before theirs */
 	uint64_t outlasted, late_progressing, late_spinning, late_stuck;
 	uint64_t late_unjudged;           /* cut past the timeout before it was judged */
+	uint64_t stalled;                 /* hangs found stalled before their timeout
+	                                     (late "stalled": in_time counts them too) */
 	uint64_t in_time, cut_early;
 	double late_wall_max;             /* the longest of the outlasting runs */
 	char *cpus_via;                   /* owned: how runs' CPUs were restricted

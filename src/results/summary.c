@@ -128,6 +128,10 @@ static void late_lines(FILE *f, const struct results *r)
 			fprintf(f, ", %" PRIu64 " cut before they were judged", t->late_unjudged);
 		fputc('\n', f);
 	}
+	if (t->stalled)
+		fprintf(f, "  %" PRIu64 " hang%s found before %s: no thread could run again (every one "
+			"waiting on the others, no CPU used; --no-stall-check waits for the timeout)\n",
+			t->stalled, t->stalled == 1 ? "" : "s", tmo);
 	if (!t->counted && t->skip && t->skip == t->in_time && !t->outlasted && !t->cut_early) {
 		fprintf(f, "  verdict: not tested: every run skipped itself (exit status 77, as automake "
 			"and ctest mean it: a missing driver or device, say); its output says why\n");

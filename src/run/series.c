@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "diagnose/proctree.h"
+#include "diagnose/stall.h"
 #include "pressure/cpuset.h"
 #include "results/finish.h"
 #include "run/machine.h"
@@ -275,6 +276,8 @@ static bool may_launch(struct series *s, int64_t now)
 	return true;
 }
 
+static int64_t stall_first_look(struct series *s, const struct run *r);
+
 static int launch(struct series *s, struct run *r, int64_t now)
 {
 	int pfd[2];
@@ -341,6 +344,7 @@ static int launch(struct series *s, struct run *r, int64_t now)
 	r->config_json = pressure_config_json(&s->pr, r->index);
 	r->fd = pfd[0];
 	r->deadline = r->start_mono + s->o->timeout_ns;
+	r->stall_next = stall_first_look(s, r);
 	r->state = RS_RUNNING;
 	r->counted = true;
 	s->next_index++;
@@ -527,6 +531,10 @@ static enum outcome late_outcome(struct series *s, struct run *r)
 		if (!rundiag_saw_stuck(r))
 			return OUT__COUNT;   /* by how it ended */
 		r->late = "stuck";
+		return OUT_HANG;
+	}
+	if (r->stalled && !own_end) {
+		r->late = "stalled";   /* nothing could run: a deadlock, before its deadline */
 		return OUT_HANG;
 	}
 	const struct late_ref *ref = late_ref_of(s, r);
@@ -773,7 +781,7 @@ static void diag_dispatch(struct series *s, int64_t now)
  */
 static bool try_extend(struct series *s, struct run *r)
 {
-	if (s->o->timeout_strict || r->extended || r->exited || r->cancelled || s->stopping ||
+	if (s->o->timeout_strict || r->stalled || r->extended || r->exited || r->cancelled || s->stopping ||
 	    !rundiag_may_be_slow(r))
 		return false;
 	double scale = pressure_timeout_scale(&s->pr, r->index, (double)s->o->timeout_ns / 1e9);
@@ -845,6 +853,61 @@ static void lost_exit(struct run *r, int64_t now)
 	r->end_mono = now;
 }
 
+/* ---- stalls (diagnose/stall.h) ---------------------------------------
+ * A live run is looked at from STALL_FIRST_TIMES a passing run's wall time
+ * (STALL_FIRST_S at the least), then every STALL_EVERY_NS: most runs end
+ * before the first look, and a look costs a few /proc reads per thread. */
+#define STALL_FIRST_S 0.2
+#define STALL_FIRST_TIMES 2.0
+#define STALL_EVERY_NS (150 * NS_PER_MS)
+
+static int64_t stall_first_look(struct series *s, const struct run *r)
+{
+	double first = STALL_FIRST_TIMES * late_ref_wall(late_ref_of(s, r));
+	first = first > STALL_FIRST_S ? first : STALL_FIRST_S;
+	return r->start_mono + (int64_t)(first * 1e9);
+}
+
+/* The run's processes: its main child's tree, and the orphans of it that
+ * were reparented to jostle (reap.h). */
+static size_t stall_roots(struct series *s, const struct run *r, pid_t *roots, size_t max)
+{
+	pid_t kids[256];
+	size_t n = reap_children(kids, 256), nmain = main_pids(s, s->pidbuf), k = 0;
+	roots[k++] = r->pid;
+	for (size_t i = 0; i < n && k < max; i++) {
+		bool main_child = false;
+		for (size_t j = 0; j < nmain && !main_child; j++)
+			main_child = kids[i] == s->pidbuf[j];
+		uint64_t run;
+		if (!main_child && reap_run_of(kids[i], &run) == 0 && run == r->index)
+			roots[k++] = kids[i];
+	}
+	return k;
+}
+
+/* True when the run was seen still long enough to be called stalled. */
+static bool stall_check(struct series *s, struct run *r, int64_t now)
+{
+	if (s->o->no_stall_check || r->exited || now < r->stall_next)
+		return false;
+	double ref_wall = late_ref_wall(late_ref_of(s, r));
+	r->stall_next = now + STALL_EVERY_NS;
+	pid_t roots[16];
+	struct stall_look look;
+	if (stall_look(roots, stall_roots(s, r, roots, 16), &look) < 0 || !stall_look_still(&look)) {
+		r->stall_since = 0;
+		return false;
+	}
+	if (!r->stall_since || !stall_look_same(&r->stall_first, &look)) {
+		r->stall_since = now;
+		r->stall_first = look;
+		return false;
+	}
+	double window = stall_window_s(&look, ref_wall);
+	return window >= 0 && (double)(now - r->stall_since) / 1e9 >= window;
+}
+
 /* Advance one run's state machine. */
 static void step(struct series *s, struct run *r, int64_t now)
 {
@@ -855,6 +918,11 @@ static void step(struct series *s, struct run *r, int64_t now)
 		if (r->exited) {
 			r->state = RS_CLEANUP;
 			break;
+		}
+		if (now < r->deadline && stall_check(s, r, now)) {
+			r->stalled = true;
+			r->timed_out = true;   /* ended by jostle, as at a deadline */
+			r->deadline = now;
 		}
 		if (now >= r->deadline) {
 			r->timed_out = true;
@@ -1030,6 +1098,8 @@ static int64_t next_deadline(struct series *s, int64_t now)
 		struct run *r = &s->slots[i];
 		if (r->state == RS_RUNNING && r->deadline < t)
 			t = r->deadline;
+		if (r->state == RS_RUNNING && r->stall_next && r->stall_next < t)
+			t = r->stall_next > now ? r->stall_next : now;
 		if (r->state == RS_KILLING && r->kill_at < t)
 			t = r->kill_at;
 		if (r->diag_job) {

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "diagnose/stall.h"
 #include "pressure/pressure.h"
 #include "run/capture.h"
 #include "run/delays.h"
@@ -65,6 +66,7 @@ struct run_opts {
 	double confident_rate;   /* --until confident:RATE */
 	struct matrix *matrix;   /* owned, or NULL without --matrix */
 	bool no_report;          /* --no-report: no report.md/html at the end */
+	bool no_stall_check;     /* --no-stall-check: a deadlock waits for --timeout too */
 	bool timeout_strict;     /* --timeout-strict: past --timeout is a hang, whatever else */
 	struct rundiag_opts diag;       /* --diag-window, --no-diag, --core, --keep-cores (rundiag.h) */
 	struct plan_shard shard;        /* --shard (plan.h): which run indices; count 0: all */
@@ -126,6 +128,11 @@ struct run {
 	 * strings or NULL when it was not late, and its CPU over a passing run's */
 	const char *late, *slow_why;
 	double cpu_factor;
+	/* a tree in which nothing can run (diagnose/stall.h): the next look,
+	 * when it was first seen still (0: not now) and that look */
+	int64_t stall_next, stall_since;
+	struct stall_look stall_first;
+	bool stalled;             /* found stalled: a hang before its deadline */
 	struct delay_acct delays; /* what jostle's chaos library did to it (delays.h) */
 	char *diag_json;          /* owned: a JSON object for the record's "diag", or NULL */
 	struct rundiag_state *diag_state;  /* owned: hang evidence until classified (rundiag.h) */
