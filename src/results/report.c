@@ -184,7 +184,7 @@ void report_proof_totals(char *buf, size_t len, const struct results_totals *t)
 	int n = snprintf(buf, len, "not tested: no run passed or failed (");
 	const uint64_t v[] = { t->slow, t->cut, t->skip };
 	static const char *const what[] = {
-		"slow: past the timeout by chaos, load or exit cleanup", "cut: still running when the series ended",
+		"slow: " REPORT_SLOW_WHY, "cut: still running when the series ended",
 		"skipped: exit status 77" };
 	for (size_t i = 0, k = 0; i < 3; i++)
 		if (v[i] && n >= 0 && (size_t)n < len)
@@ -371,7 +371,9 @@ void report_vs_rest(char *buf, size_t len, const struct report_cell *c)
 
 /* ---- per-test results (--tests) ---- */
 
-size_t report_tests_flaky(const struct results *r, size_t *idx)
+/* The lists of report_tests_select: each fills idx (r->tests_nr + 1 long)
+ * and returns the count. */
+static size_t tests_flaky(const struct results *r, size_t *idx)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->tests_nr; i++)
@@ -380,15 +382,12 @@ size_t report_tests_flaky(const struct results *r, size_t *idx)
 	return n;
 }
 
-size_t report_tests_always(const struct results *r, size_t *idx)
+static size_t tests_always(const struct results *r, size_t *idx)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->tests_nr; i++)
-		if (results_test_always_fails(&r->tests[r->test_order[i]])) {
-			if (idx)
-				idx[n] = r->test_order[i];
-			n++;
-		}
+		if (results_test_always_fails(&r->tests[r->test_order[i]]))
+			idx[n++] = r->test_order[i];
 	return n;
 }
 
@@ -403,7 +402,7 @@ static int by_sd(const void *a, const void *b)
 	return strcmp(sd_ctx->tests[*(const size_t *)a].name, sd_ctx->tests[*(const size_t *)b].name);
 }
 
-size_t report_tests_variance(const struct results *r, size_t *idx, size_t n)
+static size_t tests_variance(const struct results *r, size_t *idx, size_t n)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < r->tests_nr; i++)
@@ -420,9 +419,9 @@ void report_tests_select(struct report_tests *sel, const struct results *r, size
 	sel->flaky = xcalloc(r->tests_nr + 1, sizeof(*sel->flaky));
 	sel->always = xcalloc(r->tests_nr + 1, sizeof(*sel->always));
 	sel->varies = xcalloc(r->tests_nr + 1, sizeof(*sel->varies));
-	sel->nflaky = report_tests_flaky(r, sel->flaky);
-	sel->nalways = report_tests_always(r, sel->always);
-	sel->nvaries = nvaries ? report_tests_variance(r, sel->varies, nvaries) : 0;
+	sel->nflaky = tests_flaky(r, sel->flaky);
+	sel->nalways = tests_always(r, sel->always);
+	sel->nvaries = nvaries ? tests_variance(r, sel->varies, nvaries) : 0;
 }
 
 void report_tests_release(struct report_tests *sel)

@@ -22,6 +22,10 @@
 #include "results/results.h"
 #include "util/dbuf.h"
 
+/* What a `slow` run is, in every report's legend: past the timeout, and
+ * what jostle did (or exit cleanup) explains it (docs/timeouts.md). */
+#define REPORT_SLOW_WHY "past the timeout by chaos, load or exit cleanup"
+
 struct report_format {
 	const char *name;        /* as given to --format */
 	const char *file;        /* default file name in DIR */
@@ -59,17 +63,11 @@ void report_text_arms(struct dbuf *out, const struct results *r);
  * table. Nothing without per-test results. */
 void report_text_tests(struct dbuf *out, const struct results *r, size_t max, bool variance);
 
-/* Tests by kind, in r->test_order: flaky ones, always-failing ones, and
- * the n with the largest time deviation (sd > 0, at least 2 timed runs).
- * Each fills idx (caller allocates r->tests_nr + 1) and returns the count
- * (report_tests_always with idx NULL: counts only). */
-size_t report_tests_flaky(const struct results *r, size_t *idx);
-size_t report_tests_always(const struct results *r, size_t *idx);
-size_t report_tests_variance(const struct results *r, size_t *idx, size_t n);
-
 /* The per-test section's selection, the same in every format: which tests
- * each of its tables shows, in which order (the three lists above, the n
- * of `varies` at most nvaries). Every array is owned by the struct (each
+ * each of its tables shows, in which order: the flaky ones and the
+ * always-failing ones in r->test_order, and the nvaries at most with the
+ * largest time deviation (sd > 0, at least 2 timed runs; none for nvaries
+ * 0), largest first. Every array is owned by the struct (each
  * r->tests_nr + 1 long); report_tests_release frees them. */
 struct report_tests {
 	size_t *flaky, *always, *varies;

@@ -130,7 +130,7 @@ static void cards(struct dbuf *b, const struct results *r)
 	}
 	if (t->slow) {
 		snprintf(v, sizeof(v), "%" PRIu64, t->slow);
-		card(b, v, "slow: past the timeout by chaos, load or exit cleanup, not counted");
+		card(b, v, "slow: " REPORT_SLOW_WHY ", not counted");
 	}
 	if (t->skip) {
 		snprintf(v, sizeof(v), "%" PRIu64, t->skip);

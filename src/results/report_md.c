@@ -133,7 +133,7 @@ static void header(struct dbuf *out, const struct results *r)
 		dbuf_addf(out, " (%" PRIu64 " more cut: still running when the series ended, not counted)",
 			  t->cut);
 	if (t->slow)
-		dbuf_addf(out, " (%" PRIu64 " more slow: past the timeout by chaos, load or exit cleanup, not counted)", t->slow);
+		dbuf_addf(out, " (%" PRIu64 " more slow: " REPORT_SLOW_WHY ", not counted)", t->slow);
 	if (t->skip)
 		dbuf_addf(out, " (%" PRIu64 " more skipped: exit status 77, not counted)", t->skip);
 	if (t->counted)
@@ -235,8 +235,8 @@ static void groups_table(struct dbuf *out, const char *title, const char *what,
 			  c->differs ? "**" : "", a, c->differs ? "**" : "",
 			  lo, hi, c->differs ? "**differs**: " : "", p);
 	}
-	dbuf_addf(out, "\nRates are over counted runs (passed or failed): slow runs (slowed past the "
-		       "timeout by chaos, load or exit cleanup)%s cut runs (still running when the series ended)%s are in "
+	dbuf_addf(out, "\nRates are over counted runs (passed or failed): slow runs (slowed "
+		       REPORT_SLOW_WHY ")%s cut runs (still running when the series ended)%s are in "
 		       "none. A %s marked **differs** fails significantly more often than all others "
 		       "together (two-sided Fisher exact test, Bonferroni correction for %zu, "
 		       "family-wise \xce\xb1 = 0.05).\n\n", skips ? "," : " and",

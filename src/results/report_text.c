@@ -225,7 +225,7 @@ void report_text_arms(struct dbuf *out, const struct results *r)
 		dbuf_addf(out, " %7s  %-16s %9.1f\n", rate, iv,
 			  slot_s > 0 ? 60.0 * (double)g->fails / slot_s : 0.0);
 	}
-	dbuf_adds(out, "  (rates over counted runs, passed or failed; slow: past the timeout by chaos, load or exit cleanup; "
+	dbuf_adds(out, "  (rates over counted runs, passed or failed; slow: " REPORT_SLOW_WHY "; "
 		  "cut: still running when the series ended");
 	if (skip)
 		dbuf_adds(out, "; skipped: exit status 77");
@@ -291,32 +291,30 @@ void report_text_tests(struct dbuf *out, const struct results *r, size_t max, bo
 {
 	if (!r->tests_nr)
 		return;
-	size_t *idx = xcalloc(r->tests_nr + 1, sizeof(*idx));
-	size_t nflaky = report_tests_flaky(r, idx), nalways = report_tests_always(r, NULL);
+	struct report_tests sel;
+	report_tests_select(&sel, r, variance ? (max < 5 ? max : 5) : 0);
 	dbuf_addf(out, "\ntests: %zu in %" PRIu64 " runs with per-test results; %zu flaky, %zu always "
-		  "failing\n", r->tests_nr, r->totals.with_tests, nflaky, nalways);
-	if (nflaky) {
+		  "failing\n", r->tests_nr, r->totals.with_tests, sel.nflaky, sel.nalways);
+	if (sel.nflaky) {
 		dbuf_adds(out, "  flaky (failed in some runs, passed in others):\n");
-		text_test_rows(out, r, idx, nflaky, max);
+		text_test_rows(out, r, sel.flaky, sel.nflaky, max);
 	}
-	if (nalways) {
-		report_tests_always(r, idx);
+	if (sel.nalways) {
 		dbuf_addf(out, "  always failing (in every run that ran them):\n");
-		text_test_rows(out, r, idx, nalways, max);
+		text_test_rows(out, r, sel.always, sel.nalways, max);
 	}
-	size_t nvar = variance ? report_tests_variance(r, idx, max < 5 ? max : 5) : 0;
-	if (nvar) {
-		int w = name_width(r, idx, nvar);
+	if (sel.nvaries) {
+		int w = name_width(r, sel.varies, sel.nvaries);
 		dbuf_addf(out, "  time varies most (seconds):\n    %-*s %9s %9s %9s %9s\n", w,
 			  "test", "mean", "sd", "min", "max");
-		for (size_t i = 0; i < nvar; i++) {
-			const struct results_test *t = &r->tests[idx[i]];
+		for (size_t i = 0; i < sel.nvaries; i++) {
+			const struct results_test *t = &r->tests[sel.varies[i]];
 			name_cell(out, t->name, w);
 			dbuf_addf(out, " %9.3g %9.3g %9.3g %9.3g\n",
 				  t->tsum / (double)t->timed, results_test_sd(t), t->tmin, t->tmax);
 		}
 	}
-	free(idx);
+	report_tests_release(&sel);
 }
 
 /* Here, not in report.c: the helpers there are below every writer, and a

@@ -175,7 +175,7 @@ void summary_print(const struct results *r, FILE *f, const char *out_dir,
 	if (t->cut)
 		fprintf(f, ", %" PRIu64 " cut (still running when the series ended: not counted)", t->cut);
 	if (t->slow)
-		fprintf(f, ", %" PRIu64 " slow (past the timeout by chaos, load or exit cleanup: not counted)", t->slow);
+		fprintf(f, ", %" PRIu64 " slow (" REPORT_SLOW_WHY ": not counted)", t->slow);
 	if (t->skip)
 		fprintf(f, ", %" PRIu64 " skipped (exit status 77: not counted)", t->skip);
 	fputc('\n', f);
