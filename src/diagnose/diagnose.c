@@ -49,7 +49,7 @@ static const char *const kind_text[] = {
 	[DIAG_SLEEPING] = "all threads in timed sleeps",
 	[DIAG_STOPPED] = "all threads stopped",
 	[DIAG_MIXED] = "threads busy, blocked and waiting together",
-	[DIAG_PROGRESSING] = "busy threads moving through their work: slow, not stuck",
+	[DIAG_PROGRESSING] = "busy threads moving through their work, not stuck",
 };
 
 static const char *const role_names[] = {

@@ -29,7 +29,8 @@
  *   stopped     every thread stopped (T) or traced
  *   mixed       anything else (e.g. I/O and locks together)
  *   progressing busy threads that move: changing code, processes born or
- *               ended, memory being touched (motion.h): slow, not stuck
+ *               ended, memory being touched (motion.h): not stuck; the run
+ *               is slow or still a hang by CPU and cause (docs/timeouts.md)
  *   gone        the tree vanished before it could be read
  * Threads waiting for a child (wait4) and zombies are neutral: a shell that
  * waits for its hung child does not make a livelock "mixed".

@@ -1,7 +1,8 @@
 /*
  * motion.h: stuck or slow? Whether a tree that passed its deadline with
  * busy threads is spinning in place (a livelock) or moving through its work
- * (a compiler, a copy: progressing, only slow).
+ * (a compiler, a copy: progressing). Moving is not yet slow: the run's
+ * verdict also weighs its CPU and what jostle did (docs/timeouts.md).
  *
  * Five signs, each enough on its own:
  *   code     the busy threads' stacks, taken several times in a row, are
