@@ -94,7 +94,8 @@ int rundiag_core_limit(const struct run_opts *o);
  * the record's "diag", the evidence for its signature. */
 struct diagpool_job;
 void rundiag_hang_take(struct run *r, struct diagpool_job *job);
-/* What that diagnosis said: the tree was progressing (slow, not stuck);
+/* What that diagnosis said: the tree was progressing (moving, not stuck:
+ * late.c judges it slow or a hang);
  * it was seen stuck (a hang class with threads to show); nothing definite
  * (livelock, sleeping or mixed: a perturbation may be all it is); Python
  * processes were ended with SIGABRT for their tracebacks. */
