@@ -77,6 +77,19 @@ static const struct world worlds[] = {
 	 * CPUs) fail most: the plain arm; a crowd's jitter fails a little */
 	{ "plain 20%, the jitter crowd 1.2%", "=plain", 0.20, 0.001, "=crowd-jitter", 0.012, NULL, 0, NULL },
 	{ "plain 3%, serial 1.7%, the jitter crowd 1.1%", "=plain", 0.03, 0, "=serial", 0.017, "=crowd-jitter", 0.011, NULL },
+	/* conn_pool_checkout by its README's rate (bench/RESULTS.md,
+	 * 2026-12-05): golang-stress -p 2 found 783 failures a minute, the
+	 * serial loop 45, auto 96 with its machine in crowd arms */
+	{ "plain 25%, serial 5%, the jitter crowd 0.7%", "=plain", 0.25, 0.001, "=serial", 0.05, "=crowd-jitter", 0.007, NULL },
+	/* conn_pool_checkout as the runs saw it (2026-12-06, 20 s, load 18):
+	 * golang-stress -p 2 163 of 3,297 runs; under auto N copies at once
+	 * 4/163 runs, the one-CPU step arm 19/76 of runs twenty times as
+	 * long, which held 0.65 of the machine */
+	{ "plain 5%, step arms 25%", "=plain", 0.05, 0.001, "*step", 0.25, NULL, 0, NULL },
+	/* logger_start: every arm fails often, the plain crowd most
+	 * (golang-stress -p 8 11,790 a minute, -p 2 7,992, the serial loop
+	 * 432 at load 76; auto 2,640) */
+	{ "the crowd 50%, crowd arms 40%, plain 30%, the others 15%", "=crowd", 0.50, 0.15, "~crowd", 0.40, "=plain", 0.30, NULL },
 	/* issue 43's jitter and noise rounds whose every run was slow */
 	{ "one step arm 5%, noise runs all slow", "=step", 0.05, 0, NULL, 0, NULL, 0, "*noise" },
 	{ "one step arm 5%, jitter runs all slow", "=step", 0.05, 0, NULL, 0, NULL, 0, "*jitter" },
@@ -147,12 +160,16 @@ static int simulate(const struct world *w, uint64_t seed, double horizon_s, stru
 		int k = portfolio_pick(&p);
 		if (k < 0 || k >= p.n)
 			return -1;
-		for (int r = 0; r < portfolio_stint(&p, k, NCPU); r++) {
-			uint64_t t = portfolio_started(&p, k);
-			enum portfolio_outcome how = slow_arm[k] ? PORTFOLIO_SLOW :
-						     rng_unit(&world) < rate[k] ? PORTFOLIO_FAIL : PORTFOLIO_PASS;
-			portfolio_feedback(&p, k, t, how, secs[k], 0, 0);
-			used += secs[k] / (p.arm[k].cfg.jobs > 0 ? p.arm[k].cfg.jobs : 1);
+		/* sized once, and each run's arm its member, as the runner
+		 * does (pressure.c) */
+		int n = portfolio_stint(&p, k, NCPU);
+		for (int r = 0; r < n; r++) {
+			int m = portfolio_member(&p, k);
+			uint64_t t = portfolio_started(&p, m);
+			enum portfolio_outcome how = slow_arm[m] ? PORTFOLIO_SLOW :
+						     rng_unit(&world) < rate[m] ? PORTFOLIO_FAIL : PORTFOLIO_PASS;
+			portfolio_feedback(&p, m, t, how, secs[m], 0, 0);
+			used += secs[m] / (p.arm[m].cfg.jobs > 0 ? p.arm[m].cfg.jobs : 1);
 		}
 	}
 	double total = 0, hot = 0, slow = 0, fails = 0;

@@ -129,6 +129,7 @@ static void add_slot(struct portfolio *p, int a)
 		if (p->slot[j].base == a)
 			return;
 	p->slot[p->nslot++] = (struct pslot){ .base = a, .holder = a };
+	p->arm[a].base = true;
 }
 
 /*
@@ -303,6 +304,7 @@ static double beta_draw(uint64_t *rng, double a, double b)
 #define CROWD_SHARE 0.25
 #define PLAIN_FIRST_S 1.0  /* the plain crowd's machine time before the first round */
 #define UNTRIED_SHARE 0.1
+#define LEAD_SHARE 0.05     /* UNTRIED_SHARE beside a shown leader (choose) */
 #define ALWAYS_RUNS 20      /* runs before "nearly every run fails" is believed */
 #define ALWAYS_SHARE 0.9
 #define DRAIN_HORIZON_S 1.0 /* the machine time a drain's cost is spread over, at least */
@@ -381,17 +383,15 @@ static bool plain_crowd(const struct portfolio *p, const struct parm *r)
  */
 static bool own_runs(const struct portfolio *p, const struct parm *r, bool preempt_failed)
 {
-	/* and every baseline: a serial loop or N copies at once that fails a
-	 * fifth of its runs went untried after its first run, written off
-	 * through the clean runs of its two values elsewhere, while a jitter
-	 * crowd failing 1.2% held the machine (a connection pool's checkout
-	 * race: auto at 0.22x of golang-stress -p 2, whose strategy "plain" is) */
-	for (int j = 0; j < p->nslot; j++)
-		if (&p->arm[p->slot[j].base] == r)
-			return true;
-	if (r->load != p->crowd || r->cfg.chaos || r->cfg.noise)
-		return false;
-	return r->perturb == 0 || (preempt_failed && r->cfg.jitter);
+	/* and every baseline (the plain crowd is one): a serial loop or N
+	 * copies at once that fails a fifth of its runs went untried after its
+	 * first run, written off through the clean runs of its two values
+	 * elsewhere, while a jitter crowd failing 1.2% held the machine (a
+	 * connection pool's checkout race: auto at 0.22x of golang-stress -p
+	 * 2, whose strategy "plain" is) */
+	if (r->base)
+		return true;
+	return preempt_failed && r->load == p->crowd && r->cfg.jitter && !r->cfg.chaos && !r->cfg.noise;
 }
 
 /* portfolio_stint, given how many runs have finished under the arm's
@@ -496,6 +496,35 @@ static int guard_pick(struct portfolio *p, double total_s)
 		}
 	}
 	return pick >= 0 ? p->slot[pick].holder : -1;
+}
+
+/*
+ * Whether the race has a leader, shown (portfolio.h): the arm with the
+ * highest lower bound has PORTFOLIO_LEAD_FAILS failures at least, and no
+ * other arm that has had a probe's machine time (what brings a clean
+ * arm's upper bound to PORTFOLIO_LEAD_K times that lower bound) has an
+ * upper bound above PORTFOLIO_LEAD_K times it. Arms with less are left
+ * out: one stint of a plain arm would keep it unshown for good.
+ */
+static bool lead_shown(const struct portfolio *p)
+{
+	double lo[PORTFOLIO_MAX], hi[PORTFOLIO_MAX], mid;
+	int lead = -1;
+
+	for (int a = 0; a < p->n; a++) {
+		portfolio_rate(p, a, PORTFOLIO_GUARD_Z, &lo[a], &mid, &hi[a]);
+		if (lo[a] > 0 && (lead < 0 || lo[a] > lo[lead]))
+			lead = a;
+	}
+	if (lead < 0 || p->arm[lead].fails < PORTFOLIO_LEAD_FAILS)
+		return false;
+	double top = PORTFOLIO_LEAD_K * lo[lead], probe_s = poisson_upper(0, PORTFOLIO_GUARD_Z) / top;
+	for (int a = 0; a < p->n; a++) {
+		const struct parm *r = &p->arm[a];
+		if (a != lead && (r->wall_s + r->cut_s) / arm_conc(r) >= probe_s && hi[a] > top)
+			return false;
+	}
+	return true;
 }
 
 static int choose(struct portfolio *p)
@@ -608,9 +637,16 @@ static int choose(struct portfolio *p)
 		p->remeasure_arm = plain;
 		return p->last = plain;
 	}
-	if (nuntried && !fails_always && !crowd_turn &&
-	    p->forced_s + forced_running <= UNTRIED_SHARE * (p->machine_s + running) &&
-	    rng_unit(&p->rng) < UNTRIED_SHARE) {
+	/*
+	 * Once the race's leader is shown (portfolio.h), untried arms get
+	 * LEAD_SHARE of the machine's time, not UNTRIED_SHARE: where N copies
+	 * at once fail a quarter of their runs (conn_pool_checkout's world,
+	 * test_portfolio), their stints had 0.063 of the machine at 60 s,
+	 * 0.035 with this, one stint of a crowd of step runs taking 4 s
+	 */
+	bool shown = total_f > 0 && !fails_always && !crowd_turn && lead_shown(p);
+	double room = (shown ? LEAD_SHARE : UNTRIED_SHARE) * (p->machine_s + running) - p->forced_s - forced_running;
+	if (nuntried && !fails_always && !crowd_turn && room >= 0 && rng_unit(&p->rng) < UNTRIED_SHARE) {
 		int k = (int)rng_below(&p->rng, (uint64_t)nuntried);
 		for (int a = 0; a < p->n; a++)
 			if (untried(&p->arm[a]) && k-- == 0) {

@@ -112,6 +112,7 @@ struct parm {
 				* time from the end before to each of its runs'
 				* ends, a mean that forgets (PORTFOLIO_RECENT) */
 	uint64_t picked;       /* the stint (portfolio.stints) it last had */
+	bool base;             /* a baseline: it has a guard slot (struct pslot) */
 };
 
 /*
@@ -182,6 +183,17 @@ struct pheld {
 #ifndef PORTFOLIO_GUARD_AFTER_S
 #define PORTFOLIO_GUARD_AFTER_S 5.0
 #endif
+/*
+ * The race's leader: the arm with the highest lower bound on failures per
+ * machine second, with PORTFOLIO_LEAD_FAILS failures at least. It is
+ * *shown* once no other arm that has had a probe's machine time (what
+ * brings a clean arm's upper bound down to PORTFOLIO_LEAD_K times that
+ * lower bound) has an upper bound above PORTFOLIO_LEAD_K times it: none is
+ * more than that much better. Untried arms then get a twentieth of the
+ * machine's time, not a tenth (choose; docs/auto.md).
+ */
+#define PORTFOLIO_LEAD_K 2.0
+#define PORTFOLIO_LEAD_FAILS 4
 struct pslot {
 	int base;              /* the baseline arm it guards */
 	int holder;            /* the arm whose runs it counts now */

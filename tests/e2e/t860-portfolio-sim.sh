@@ -18,8 +18,8 @@ check_eq "it builds, -Wall -Wextra clean" "$?" 0
 
 "$TMP/sim" 3 10 60 > "$TMP/a.md" 2> "$TMP/a.err"
 check_eq "it runs: exit 0" "$?" 0
-check_eq "one row per world (24), two horizons each" \
-	"$(grep -c '^| [a-z].* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* ([0-9.]*) | [0-9.]* ([0-9.]*) |$' "$TMP/a.md")" 24
+check_eq "one row per world (27), two horizons each" \
+	"$(grep -c '^| [a-z].* | [0-9.]* | [0-9.]* | [0-9.]* | [0-9.]* ([0-9.]*) | [0-9.]* ([0-9.]*) |$' "$TMP/a.md")" 27
 check "the header names the horizons" grep -q '^| world | best | base | even | 10 s | 60 s |$' "$TMP/a.md"
 check_eq "where every run fails, every stint's runs fail: the hot share is 1" \
 	"$(grep '^| every run fails ' "$TMP/a.md" | grep -o '([0-9.]*)' | sort -u)" "(1.00)"
