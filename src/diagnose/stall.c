@@ -2,6 +2,7 @@
  * stall.c: a tree in which nothing can run again (see stall.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 
 #include "diagnose/procfs.h"
 #include "diagnose/stall.h"
+#include "util/dbuf.h"
+#include "util/fileio.h"
 #include "util/xalloc.h"
 #include "util/banned.h"
 
@@ -45,12 +48,11 @@ enum stall_wait stall_wait_of(char state, long nr, const uint64_t args[6])
 {
 	if (state != 'S' || nr < 0)
 		return STALL_BUSY;
-	if (nr == SYS_futex)
-		return futex_untimed(args) ? STALL_UNTIMED : STALL_BUSY;
-#ifdef SYS_futex_waitv
-	if (nr == SYS_futex_waitv)
-		return args[3] == 0 ? STALL_UNTIMED : STALL_BUSY;
-#endif
+	if (nr == SYS_futex) {
+		if (!futex_untimed(args))
+			return STALL_BUSY;
+		return args[1] & FUTEX_PRIVATE_FLAG ? STALL_UNTIMED : STALL_SHARED;
+	}
 	if (nr == SYS_wait4 || nr == SYS_waitid)
 		return STALL_UNTIMED;   /* blocked: no WNOHANG; its children are in the tree */
 #ifdef SYS_pause
@@ -62,6 +64,26 @@ enum stall_wait stall_wait_of(char state, long nr, const uint64_t args[6])
 	if (nr == SYS_rt_sigtimedwait)
 		return args[2] == 0 ? STALL_SIGNAL : STALL_BUSY;
 	return STALL_BUSY;
+}
+
+bool stall_maps_shared(const char *maps, uint64_t addr)
+{
+	const char *p = maps;
+	while (p && *p) {
+		char *end;
+		unsigned long long lo = strtoull(p, &end, 16);
+		if (end == p || *end != '-')
+			return true;
+		const char *hi_at = end + 1;
+		unsigned long long hi = strtoull(hi_at, &end, 16);
+		if (end == hi_at || *end != ' ' || strlen(end) < 5)
+			return true;
+		if (addr >= lo && addr < hi)
+			return end[4] != 'p';   /* " rw-p": private; 's': shared */
+		p = strchr(end, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return true;
 }
 
 bool stall_look_still(const struct stall_look *l)
@@ -122,8 +144,28 @@ static void walk_push(struct walk *w, pid_t pid)
 	w->todo[w->nr++] = pid;
 }
 
+/* The process's maps, read once per look and only when a thread of it
+ * waits on a futex not marked private. */
+struct maps {
+	struct dbuf text;
+	bool read, ok;
+};
+
+static bool futex_shared(int pfd, struct maps *m, uint64_t addr)
+{
+	if (!m->read) {
+		m->read = true;
+		int fd = openat(pfd, "maps", O_RDONLY | O_CLOEXEC);
+		m->ok = fd >= 0 && fileio_read_fd(fd, &m->text) == 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return !m->ok || stall_maps_shared(dbuf_str(&m->text), addr);
+}
+
 /* One thread: its wait, its CPU, its children. */
-static void look_thread(int pfd, pid_t tid, struct walk *w, struct stall_look *l)
+static void look_thread(int pfd, pid_t tid, struct maps *maps, struct walk *w,
+			struct stall_look *l)
 {
 	char buf[512];
 	int tfd = procfs_open_task(pfd, tid);
@@ -149,6 +191,8 @@ static void look_thread(int pfd, pid_t tid, struct walk *w, struct stall_look *l
 	if (!read_all)
 		l->complete = false;
 	enum stall_wait wait = read_all ? stall_wait_of(st.state, nr, args) : STALL_BUSY;
+	if (wait == STALL_SHARED)
+		wait = futex_shared(pfd, maps, args[0]) ? STALL_BUSY : STALL_UNTIMED;
 	if (wait != STALL_BUSY)
 		l->waiting++;
 	l->signal_wait |= wait == STALL_SIGNAL;
@@ -184,8 +228,11 @@ static bool look_process(pid_t pid, struct walk *w, struct stall_look *l)
 	int n = procfs_tasks(pfd, &tids);
 	if (n < 0)
 		l->complete = false;
+	struct maps maps = { .read = false };
+	dbuf_init(&maps.text, 16u << 20);   /* a large process's maps: a few MB at most */
 	for (int i = 0; i < n && l->threads < STALL_MAX_THREADS; i++)
-		look_thread(pfd, tids[i], w, l);
+		look_thread(pfd, tids[i], &maps, w, l);
+	dbuf_release(&maps.text);
 	if (l->threads >= STALL_MAX_THREADS)
 		l->complete = false;
 	free(tids);

@@ -10,7 +10,7 @@
  * found in half a second are 20 times the failures per minute).
  *
  * What could still wake such a tree comes from outside it, and is looked
- * for: a process that catches a timer's signal or an asynchronous I/O
+ * for: a futex in memory that another process may map; a process that catches a timer's signal or an asynchronous I/O
  * signal, or holds POSIX timers, may be woken by the kernel (an itimer
  * behind a pause()); series.c then waits much longer before it calls the
  * tree stalled (stall_window_s). A thread in any other wait (a read, a
@@ -32,11 +32,24 @@
 /* How one thread waits, from its state and /proc/.../syscall. */
 enum stall_wait {
 	STALL_BUSY,          /* running, runnable, stopped, or in any other wait */
-	STALL_UNTIMED,       /* an untimed futex wait, or waiting for a child */
+	STALL_UNTIMED,       /* an untimed wait on a process-private futex, or
+				* waiting for a child */
+	STALL_SHARED,        /* an untimed wait on a futex that is not marked
+				* private: certain only where its word lies in
+				* memory no other process maps (stall_maps_shared) */
 	STALL_SIGNAL,        /* waiting for a signal: pause, sigsuspend, sigwait */
 };
 
 enum stall_wait stall_wait_of(char state, long nr, const uint64_t args[6]);
+
+/*
+ * Whether ADDR lies in a mapping another process may share (an 's' in its
+ * permissions in MAPS, the text of /proc/PID/maps), or in none of them: a
+ * futex there may be woken from outside the tree (a named semaphore that
+ * serialises concurrent runs, a process-shared mutex). A join's futex, on
+ * the thread's private stack, is not.
+ */
+bool stall_maps_shared(const char *maps, uint64_t addr);
 
 /* One look at a tree. */
 struct stall_look {

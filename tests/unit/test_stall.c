@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <semaphore.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,8 +26,18 @@ static void pure_rules(void)
 {
 	/* a mutex or a condition variable: untimed futex waits */
 	CHECK(wait_of('S', SYS_futex, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 2, 0) == STALL_UNTIMED);
+	/* not marked private (a join, a named semaphore): where its word lies decides */
+	CHECK(wait_of('S', SYS_futex, FUTEX_WAIT, 2, 0) == STALL_SHARED);
+	const char *maps = "55d0c0a00000-55d0c0a21000 r--p 00000000 fd:01 123 /usr/bin/prog\n"
+			   "7f0000000000-7f0000800000 rw-p 00000000 00:00 0 \n"
+			   "7f1000000000-7f1000001000 rw-s 00000000 00:1a 77 /dev/shm/sem.gpu\n";
+	CHECK(!stall_maps_shared(maps, 0x7f0000000100));   /* a thread's stack */
+	CHECK(stall_maps_shared(maps, 0x7f1000000010));    /* the named semaphore */
+	CHECK(stall_maps_shared(maps, 0x1000));            /* in no mapping: unknown */
+	CHECK(stall_maps_shared("garbage\n", 0x7f0000000100));
+	CHECK(stall_maps_shared("", 0x7f0000000100));
 	CHECK(wait_of('S', SYS_futex, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, 0) == STALL_UNTIMED);
-	CHECK(wait_of('S', SYS_futex, FUTEX_LOCK_PI, 0, 0) == STALL_UNTIMED);
+	CHECK(wait_of('S', SYS_futex, FUTEX_LOCK_PI | FUTEX_PRIVATE_FLAG, 0, 0) == STALL_UNTIMED);
 	/* a timed wait wakes by itself; a wake is no wait */
 	CHECK(wait_of('S', SYS_futex, FUTEX_WAIT_BITSET | 256 /* the clock flag */, 0, 0x7ffc0000) ==
 	      STALL_BUSY);
@@ -100,7 +112,7 @@ static void on_alarm(int sig)
 	(void)sig;
 }
 
-enum shape { DEADLOCK, DEADLOCK_GRANDCHILD, PAUSE_ALARM, SLEEPER, READER, SPINNER };
+enum shape { DEADLOCK, DEADLOCK_GRANDCHILD, PAUSE_ALARM, SLEEPER, READER, SPINNER, SHARED_SEM };
 
 /* main joins a thread that waits for a signal never sent */
 static void deadlock(void)
@@ -140,6 +152,14 @@ static void child(enum shape shape)
 	case SPINNER:
 		for (volatile unsigned long i = 0;; i++)
 			;
+	case SHARED_SEM: {   /* waits on a semaphore another process could post */
+		sem_t *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (s == MAP_FAILED || sem_init(s, 1, 0) < 0)
+			_exit(1);
+		while (sem_wait(s) < 0)
+			;
+		break;
+	}
 	}
 	_exit(0);
 }
@@ -197,8 +217,9 @@ static void live(void)
 	CHECK(stall_window_s(&l, 0) < 0);
 	end(pid);
 
-	/* never still: a sleep ends by itself, a read may be answered from outside, a spin runs */
-	static const enum shape moving[] = { SLEEPER, READER, SPINNER };
+	/* never still: a sleep ends by itself, a read or a process-shared semaphore may be
+	 * answered from outside, a spin runs */
+	static const enum shape moving[] = { SLEEPER, READER, SPINNER, SHARED_SEM };
 	for (size_t i = 0; i < sizeof(moving) / sizeof(moving[0]); i++) {
 		pid = start(moving[i]);
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
