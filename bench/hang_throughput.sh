@@ -5,8 +5,10 @@
 # mode "share": by JOSTLE_SEED under jostle, at random under the peer),
 # JOBS runs at a time, a TIMEOUT per run, BUDGET seconds per tool, side by
 # side in one script run:
-#   diag      jostle run -j JOBS --timeout TIMEOUT      (diagnosis on: workers off the loop)
-#   nodiag    jostle run ... --no-diag                   (killed at the deadline)
+#   stall     jostle run -j JOBS --timeout TIMEOUT      (the default: a deadlock is
+#             called when no thread can run again, before its deadline)
+#   diag      jostle run ... --no-stall-check           (diagnosis on: workers off the loop)
+#   nodiag    jostle run ... --no-stall-check --no-diag (killed at the deadline)
 #   p8        golang-stress -p JOBS -timeout TIMEOUT     (the peer)
 # and prints hangs per minute of each, diag / nodiag and diag / p8.
 #
@@ -54,11 +56,14 @@ print(sum(1 for r in rows if r["outcome"] == "hang"), end["elapsed_s"])
 PY
 }
 
-echo "hang_throughput: jostle with diagnosis, ${BUDGET}s" >&2
-"$JOSTLE" run -q -j "$JOBS" --timeout "${TIMEOUT}s" --time "${BUDGET}s" -o "$tmp/diag" -- "$HANG" share "$PCT" > /dev/null 2>&1
+echo "hang_throughput: jostle (stall check on, the default), ${BUDGET}s" >&2
+"$JOSTLE" run -q -j "$JOBS" --timeout "${TIMEOUT}s" --time "${BUDGET}s" -o "$tmp/stall" -- "$HANG" share "$PCT" > /dev/null 2>&1
+read -r h_stall s_stall < <(jostle_hangs "$tmp/stall")
+echo "hang_throughput: jostle with diagnosis, no stall check, ${BUDGET}s" >&2
+"$JOSTLE" run -q -j "$JOBS" --timeout "${TIMEOUT}s" --time "${BUDGET}s" --no-stall-check -o "$tmp/diag" -- "$HANG" share "$PCT" > /dev/null 2>&1
 read -r h_diag s_diag < <(jostle_hangs "$tmp/diag")
 echo "hang_throughput: jostle --no-diag, ${BUDGET}s" >&2
-"$JOSTLE" run -q -j "$JOBS" --timeout "${TIMEOUT}s" --time "${BUDGET}s" --no-diag -o "$tmp/nodiag" -- "$HANG" share "$PCT" > /dev/null 2>&1
+"$JOSTLE" run -q -j "$JOBS" --timeout "${TIMEOUT}s" --time "${BUDGET}s" --no-stall-check --no-diag -o "$tmp/nodiag" -- "$HANG" share "$PCT" > /dev/null 2>&1
 read -r h_nodiag s_nodiag < <(jostle_hangs "$tmp/nodiag")
 echo "hang_throughput: golang-stress -p $JOBS, ${BUDGET}s" >&2
 # golang-stress prints "N runs so far, M failures" every 5 s: run a whole
@@ -73,27 +78,30 @@ s_p8=$(grep -c 'runs so far' "$tmp/gs.out")
 s_p8=$((s_p8 * 5))
 
 echo "hang_throughput: a burst of $BURST hangs at once" >&2
-"$JOSTLE" run -q -n "$BURST" -j "$BURST" --timeout "${TIMEOUT}s" -o "$tmp/burst" -- "$HANG" share 100 > /dev/null 2>&1
+"$JOSTLE" run -q -n "$BURST" -j "$BURST" --timeout "${TIMEOUT}s" --no-stall-check -o "$tmp/burst" -- "$HANG" share 100 > /dev/null 2>&1
 
 echo "hang_throughput: crash storm, $NCRASH crashes, 8 at a time" >&2
 "$JOSTLE" run -q -n "$NCRASH" -j 8 -o "$tmp/crash" -- "$CRASH" segv > /dev/null 2>&1
 "$JOSTLE" run -q -n "$NCRASH" -j 8 --no-crash-handler -o "$tmp/crash0" -- "$CRASH" segv > /dev/null 2>&1
 
-/usr/bin/python3 - "$tmp" "$h_diag" "$s_diag" "$h_nodiag" "$s_nodiag" "${h_p8:-0}" "$s_p8" "${runs_p8:-0}" "$TIMEOUT" <<'PY'
+/usr/bin/python3 - "$tmp" "$h_stall" "$s_stall" "$h_diag" "$s_diag" "$h_nodiag" "$s_nodiag" "${h_p8:-0}" "$s_p8" "${runs_p8:-0}" "$TIMEOUT" <<'PY'
 import json, sys
 tmp = sys.argv[1]
-h_diag, s_diag, h_nodiag, s_nodiag, h_p8, s_p8, runs_p8, timeout = sys.argv[2:]
+h_stall, s_stall, h_diag, s_diag, h_nodiag, s_nodiag, h_p8, s_p8, runs_p8, timeout = sys.argv[2:]
 def rate(h, s):
     return 60.0 * float(h) / float(s) if float(s) > 0 else 0.0
 r_diag, r_nodiag, r_p8 = rate(h_diag, s_diag), rate(h_nodiag, s_nodiag), rate(h_p8, s_p8)
+r_stall = rate(h_stall, s_stall)
 print("| tool | hangs | seconds | hangs/min |")
 print("| --- | ---: | ---: | ---: |")
-print(f"| jostle (diagnosis on) | {h_diag} | {float(s_diag):.1f} | {r_diag:.1f} |")
-print(f"| jostle --no-diag | {h_nodiag} | {float(s_nodiag):.1f} | {r_nodiag:.1f} |")
+print(f"| jostle (the default: stall check and diagnosis on) | {h_stall} | {float(s_stall):.1f} | {r_stall:.1f} |")
+print(f"| jostle --no-stall-check (diagnosis on) | {h_diag} | {float(s_diag):.1f} | {r_diag:.1f} |")
+print(f"| jostle --no-stall-check --no-diag | {h_nodiag} | {float(s_nodiag):.1f} | {r_nodiag:.1f} |")
 print(f"| golang-stress -p 8 ({runs_p8} runs) | {h_p8} | {s_p8} | {r_p8:.1f} |")
 print()
 print(f"diag / nodiag = {r_diag / r_nodiag if r_nodiag else float('nan'):.2f}x (target >= 0.95); "
-      f"diag / golang-stress = {r_diag / r_p8 if r_p8 else float('inf'):.2f}x (target >= 1.0)")
+      f"diag / golang-stress = {r_diag / r_p8 if r_p8 else float('inf'):.2f}x (target >= 1.0); "
+      f"default / golang-stress = {r_stall / r_p8 if r_p8 else float('inf'):.2f}x")
 
 def rows(d):
     objs = [json.loads(l) for l in open(f"{tmp}/{d}/runs.jsonl") if l.strip()]
