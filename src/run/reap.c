@@ -164,20 +164,27 @@ static void reap_zombies(void)
 		;
 }
 
+size_t reap_orphans(uint64_t run, const pid_t *skip, size_t nskip, pid_t *out, size_t max)
+{
+	pid_t kids[1024];
+	size_t n = reap_children(kids, 1024), k = 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		uint64_t r;
+		if (!in_list(kids[i], skip, nskip) && reap_run_of(kids[i], &r) == 0 && r == run)
+			out[k++] = kids[i];
+	}
+	return k;
+}
+
 size_t reap_signal_run(pid_t pgid, uint64_t run, int sig, const pid_t *skip, size_t nskip)
 {
 	size_t alive = 0;
 	if (pgid > 1 && kill(-pgid, sig) == 0)
 		alive++;
-	pid_t kids[1024];
-	size_t n = reap_children(kids, 1024);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t r;
-		if (in_list(kids[i], skip, nskip))
-			continue;
-		if (reap_run_of(kids[i], &r) == 0 && r == run)
-			alive += signal_tree(kids[i], sig, 0);
-	}
+	pid_t orphans[1024];
+	size_t n = reap_orphans(run, skip, nskip, orphans, 1024);
+	for (size_t i = 0; i < n; i++)
+		alive += signal_tree(orphans[i], sig, 0);
 	return alive;
 }
 

@@ -24,6 +24,10 @@ size_t reap_children(pid_t *pids, size_t max);
 /* JOSTLE_RUN of a process from /proc/PID/environ: 0 and *run, or -errno. */
 int reap_run_of(pid_t pid, uint64_t *run);
 
+/* The orphans of run RUN: direct children of ours, not in skip, whose
+ * JOSTLE_RUN is RUN, into out (at most max). Returns the count. */
+size_t reap_orphans(uint64_t run, const pid_t *skip, size_t nskip, pid_t *out, size_t max);
+
 /*
  * Signal everything of run RUN: the group PGID and every orphan (direct child
  * of ours, not in skip) whose JOSTLE_RUN is RUN, with their subtrees.

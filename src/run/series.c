@@ -872,18 +872,9 @@ static int64_t stall_first_look(struct series *s, const struct run *r)
  * were reparented to jostle (reap.h). */
 static size_t stall_roots(struct series *s, const struct run *r, pid_t *roots, size_t max)
 {
-	pid_t kids[256];
-	size_t n = reap_children(kids, 256), nmain = main_pids(s, s->pidbuf), k = 0;
-	roots[k++] = r->pid;
-	for (size_t i = 0; i < n && k < max; i++) {
-		bool main_child = false;
-		for (size_t j = 0; j < nmain && !main_child; j++)
-			main_child = kids[i] == s->pidbuf[j];
-		uint64_t run;
-		if (!main_child && reap_run_of(kids[i], &run) == 0 && run == r->index)
-			roots[k++] = kids[i];
-	}
-	return k;
+	size_t nmain = main_pids(s, s->pidbuf);
+	roots[0] = r->pid;
+	return 1 + reap_orphans(r->index, s->pidbuf, nmain, roots + 1, max - 1);
 }
 
 /* True when the run was seen still long enough to be called stalled. */
