@@ -184,7 +184,7 @@ void report_proof_totals(char *buf, size_t len, const struct results_totals *t)
 	int n = snprintf(buf, len, "not tested: no run passed or failed (");
 	const uint64_t v[] = { t->slow, t->cut, t->skip };
 	static const char *const what[] = {
-		"slow: " REPORT_SLOW_WHY, "cut: still running when the series ended",
+		("slow: " REPORT_SLOW_WHY), "cut: still running when the series ended",
 		"skipped: exit status 77" };
 	for (size_t i = 0, k = 0; i < 3; i++)
 		if (v[i] && n >= 0 && (size_t)n < len)
