@@ -768,7 +768,9 @@ int main(void)
 	 * 60 s of machine time their stints had 0.035 of it (0.063 before),
 	 * the plain arm 0.87 (0.84; ten worlds, stints sized once and shared
 	 * with untried members, as the runner does). Where nothing leads
-	 * (every arm 1%, one crowd arm 3%) they keep theirs: 0.053.
+	 * (every arm 1%, one crowd arm 3%) they keep more: 0.037 (0.053
+	 * before stints of equal machine time made the tried arms' stints
+	 * longer; UNTRIED_SHARE is a cap, not a quota).
 	 */
 	{
 		double forced = 0, share = 0, forced_flat = 0;
@@ -803,7 +805,7 @@ int main(void)
 		       forced, share, forced_flat);
 		CHECK(forced < 0.045);
 		CHECK(share > 0.85);
-		CHECK(forced_flat > 0.045);
+		CHECK(forced_flat > forced);
 	}
 	/* the baselines are marked: their guard slots' arms, and no other */
 	{
@@ -887,7 +889,10 @@ int main(void)
 			secs[a] = 0.1;
 		rate[hot] = 0.05;
 		rate[stuck] = 0.05;
-		world_run(&r, 300, rate, secs, 8);
+		/* some 400 runs of history (stints of equal machine time
+		 * make 300 stints 3,000 runs, beside which 600 s in flight
+		 * weighs less) */
+		world_run(&r, 60, rate, secs, 8);
 		uint64_t before = r.arm[stuck].runs;
 		portfolio_started(&r, stuck);
 		portfolio_started(&r, stuck);
