@@ -31,6 +31,8 @@
 #   CORPUS_BUILD where to build it (default /tmp/jostle-reproduce-corpus)
 #   OUT         results folder (default /tmp/jostle-reproduce-bench)
 #   JOSTLE      the binary (default build/jostle); ZOO its zoo (default build/zoo)
+#   JOSTLE_COMMIT the commit JOSTLE was built from, for the header (default:
+#               this checkout's HEAD; set it for a build of an exported tree)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
@@ -66,7 +68,8 @@ done
 rows=$OUT/rows.tsv
 : > "$rows"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-echo "# bench/reproduce.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(nproc) CPUs, jostle $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)"
+rev=${JOSTLE_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)}
+echo "# bench/reproduce.sh, $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -n), $(nproc) CPUs, jostle ${rev:-unknown}"
 echo "# TIME=$TIME NAT_RUNS=$NAT_RUNS FIXED_RUNS=$FIXED_RUNS JOBS=$JOBS TIMEOUT=$TIMEOUT ONLY=${ONLY:-all}; load at the start: $(load)"
 # ONLY's order when given (the first named run first: a run cut short keeps them)
 order=()
