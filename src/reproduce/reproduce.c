@@ -35,7 +35,8 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define MAX_CANDS 24
+#define MAX_CANDS 48
+#define LADDER_CLIMBS 4        /* tune races, at most, while each moves the leader */
 #define AUTO_ARMS 3             /* auto's arms raced */
 #define CONFIRM_SHARE 0.15      /* of the budget, kept for the confirmation */
 #define CONFIRM_MIN_RUNS 20
@@ -509,7 +510,18 @@ static void sites_phase(struct rep *R)
 		    jsonr_str(top, "file") : "?", (int)jsonr_num(top, "line", 0));
 		sites_cand(R, &p, "delays at the leading sites", SITE_DELAYS_LOW, 1000);
 		sites_cand(R, &p, "stronger delays at the leading sites", SITE_DELAYS_HIGH, SITE_MAX_US_HIGH);
-	} else {
+	}
+	/* localize's own condition, delays at every site it found: where
+	 * the bug needs delays at several sites at once, or at any of them,
+	 * no one site's effect is clear of 0 and the leading sites alone do
+	 * little (rwcache_upgrade: 4 of 22 at the leading site, 53 of 80 in
+	 * localize's rounds, half the sites delayed in each run) */
+	struct lsite_pick all = { .n = 0 };
+	cJSON_ArrayForEach(s, sites)
+		pick_add(&all, s);
+	if (all.n > p.n && lfails)
+		sites_cand(R, &all, "delays at every site found", SITE_DELAYS_LOW, 1000);
+	if (!p.n) {
 		say(R, "localize: %" PRIu64 " runs, %" PRIu64 " failed; no site whose delays raise the failure rate",
 		    lruns, lfails);
 	}
@@ -840,7 +852,11 @@ static void ladder(struct rep *R, double share)
 	enum vary way[NVARY];
 	size_t n = 0;
 
-	if (R->lead < 0 || R->c[R->lead].natural)
+	/* the plain loop too: more runs at a time, one CPU or preemptions
+	 * are what make a spin handshake or a busy barrier miss its
+	 * deadline (spin_handshake: the plain loop led at 2 of 95, nothing
+	 * was tried beside it, and its confirmation failed 0 of 40) */
+	if (R->lead < 0)
 		return;
 	for (int v = 0; v < NVARY; v++) {
 		int i = variant(R, (enum vary)v);
@@ -1039,7 +1055,16 @@ int reproduce_run(const struct reproduce_opts *ro)
 		if (R.runs_used == used)
 			break;   /* nothing ran: no progress to wait for */
 	}
-	ladder(&R, 0.30);
+	/* climb while a tune race moves the leader and the budget lasts:
+	 * each climb starts from the new leader, every way again (session
+	 * after session the first climb left a third of the budget unspent
+	 * at rates of 20-30%) */
+	for (int k = 0; k < LADDER_CLIMBS && !R.interrupted && !R.status; k++) {
+		int before = R.lead;
+		ladder(&R, 0.30);
+		if (R.lead == before)
+			break;
+	}
 	if (R.interrupted) {
 		status = 130;
 	} else if (R.status) {

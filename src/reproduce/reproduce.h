@@ -13,11 +13,13 @@
  *   3. sites: when the program is dynamically linked, `jostle localize`'s
  *      experiment (localize.h) in DIR/localize/; the leading sites (and
  *      the pair, when it matters) become candidate conditions that delay
- *      only there, at two intensities, raced with the leader;
- *   4. tune: the leader pushed every way that applies (twice and half its
- *      -j, stronger delays, twice and half its step depth, all runs on one
- *      CPU, more preemptions), raced with the leader; while a way wins, it
- *      is pushed that way again;
+ *      only there, at two intensities, and so does every site it found
+ *      (localize's own condition), raced with the leader;
+ *   4. tune: the leader (the plain loop too) pushed every way that applies
+ *      (twice and half its -j, stronger delays, twice and half its step
+ *      depth, all runs on one CPU, more preemptions), raced with the
+ *      leader; while a way wins, it is pushed that way again; then, while
+ *      a climb moves the leader and the budget lasts, every way again;
  *   5. confirm: the winner in batches with fresh seeds until its rate's
  *      95% Wilson interval is narrow enough (or the budget is spent):
  *      the rate stated is from these runs alone, not from the runs that

@@ -38,7 +38,7 @@ check_eq "stdout: one command" "$(cat "$TMP/r.out")" "jostle run --reproducer $R
 
 # a budget that reaches the tune race: the leader pushed every way that
 # applies, each a condition of its own, the leader racing with them
-"$JOSTLE" reproduce -q -n 320 -j 2 --seed 7 -o "$TMP/t" -- "$S" one > /dev/null 2>&1
+"$JOSTLE" reproduce -q -n 400 -j 2 --seed 7 -o "$TMP/t" -- "$S" one > /dev/null 2>&1
 check_eq "tune: exit 1" "$?" 1
 T=$TMP/t/reproducer.json
 check_eq "tune: the leader's -j and preemptions tried, among others" \
@@ -48,6 +48,19 @@ V='("twice the runs at a time", "half the runs at a time", "stronger delays", "a
 check_eq "tune: every variant a condition of its own" \
 	"$(json "$T" '(lambda v, fin: (len(set(v)) == len(v), all(c != fin for c in v) or any(s["kept"] for s in d["search"] if s["step"] in '"$V"')))([s["condition"] for s in d["search"] if s["step"] in '"$V"'], d["search"][-1]["condition"])')" \
 	"(True, True)"
+
+# the climb: a program whose every run fails by its seed alone (2 in 5,
+# whatever the condition); once a tune race moves the leader, the new
+# leader is pushed every way again (a second "more preemptions", of the
+# new leader), and the stated condition is the last one kept
+"$JOSTLE" reproduce -q -n 300 -j 2 --seed 7 -o "$TMP/c" -- "$FIX/flaky" fail-seed 5 > /dev/null 2>&1
+check_eq "climb: exit 1" "$?" 1
+C=$TMP/c/reproducer.json
+check_eq "climb: every way again from the new leader" \
+	"$(json "$C" '(lambda p: (len(p) >= 2, len(set(p)) == len(p)))([s["condition"] for s in d["search"] if s["step"] == "more preemptions"])')" \
+	"(True, True)"
+check_eq "climb: the stated condition is the last one kept" \
+	"$(json "$C" '[s["condition"] for s in d["search"] if s["kept"]][-1] == d["search"][-1]["condition"]')" True
 
 # the printed command runs, and fails every run
 cmd=$(sed "s#^jostle #$JOSTLE #; s# -- # -q -o $TMP/before -- #" "$TMP/r.out")
