@@ -396,6 +396,17 @@ static bool own_runs(const struct portfolio *p, const struct parm *r, bool preem
 	return preempt_failed && r->load == p->crowd && r->cfg.jitter && !r->cfg.chaos && !r->cfg.noise;
 }
 
+/* The rounds of arm r's concurrency that fill `secs` of its runs' mean
+ * time, 1 to max (`unknown` while its runs took no time). */
+static int rounds_filling(const struct parm *r, double secs, int max, int unknown)
+{
+	double mean = r->wall_s / (double)r->runs;
+	if (!(mean > 0))
+		return unknown;
+	double rounds = ceil(secs / mean);
+	return rounds < 1 ? 1 : rounds > max ? max : (int)rounds;
+}
+
 /* portfolio_stint, given how many runs have finished under the arm's
  * perturbation (pick has counted them already). */
 static int stint_of(const struct portfolio *p, int a, int jobs, uint64_t qruns)
@@ -412,9 +423,7 @@ static int stint_of(const struct portfolio *p, int a, int jobs, uint64_t qruns)
 	 * ones (crashes), and a stint sized on them held the machine for
 	 * seconds */
 	if ((r->cfg.noise || r->cfg.jitter) && p->n > 1 && r->runs >= (uint64_t)j) {
-		double mean = r->wall_s / (double)r->runs;
-		rounds = mean > 0 ? (int)ceil(1.0 / mean) : 8;
-		rounds = rounds < 1 ? 1 : rounds > 8 ? 8 : rounds;
+		rounds = rounds_filling(r, 1.0, 8, 8);
 	} else if (p->fails && p->n > 1 && r->runs >= (uint64_t)j) {
 		/* Thompson sampling picks stints, not seconds: a stint of one
 		 * round of runs twenty times as long (one CPU and step chaos)
@@ -422,9 +431,7 @@ static int stint_of(const struct portfolio *p, int a, int jobs, uint64_t qruns)
 		 * pick in ten held two thirds of it (conn_pool_checkout, where
 		 * the plain crowd fails more per second). Once there are
 		 * failures to weigh, every stint is about the same machine time. */
-		double mean = r->wall_s / (double)r->runs;
-		rounds = mean > 0 ? (int)ceil(STINT_QUANTUM_S / mean) : 1;
-		rounds = rounds < 1 ? 1 : rounds > STINT_ROUNDS_MAX ? STINT_ROUNDS_MAX : rounds;
+		rounds = rounds_filling(r, STINT_QUANTUM_S, STINT_ROUNDS_MAX, 1);
 	}
 	return j * rounds;
 }
