@@ -304,8 +304,6 @@ static double beta_draw(uint64_t *rng, double a, double b)
 #define CROWD_SHARE 0.25
 #define PLAIN_FIRST_S 1.0  /* the plain crowd's machine time before the first round */
 #define UNTRIED_SHARE 0.1
-#define STINT_QUANTUM_S 0.5 /* a stint's machine time, once the series has failed */
-#define STINT_ROUNDS_MAX 16  /* its rounds of the arm's concurrency, at most */
 #define LEAD_SHARE 0.05     /* UNTRIED_SHARE beside a shown leader (choose) */
 #define ALWAYS_RUNS 20      /* runs before "nearly every run fails" is believed */
 #define ALWAYS_SHARE 0.9
@@ -424,14 +422,6 @@ static int stint_of(const struct portfolio *p, int a, int jobs, uint64_t qruns)
 	 * seconds */
 	if ((r->cfg.noise || r->cfg.jitter) && p->n > 1 && r->runs >= (uint64_t)j) {
 		rounds = rounds_filling(r, 1.0, 8, 8);
-	} else if (p->fails && p->n > 1 && r->runs >= (uint64_t)j) {
-		/* Thompson sampling picks stints, not seconds: a stint of one
-		 * round of runs twenty times as long (one CPU and step chaos)
-		 * held twenty times the machine, so an arm believed best one
-		 * pick in ten held two thirds of it (conn_pool_checkout, where
-		 * the plain crowd fails more per second). Once there are
-		 * failures to weigh, every stint is about the same machine time. */
-		rounds = rounds_filling(r, STINT_QUANTUM_S, STINT_ROUNDS_MAX, 1);
 	}
 	return j * rounds;
 }
