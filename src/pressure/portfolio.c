@@ -830,7 +830,7 @@ static void count(struct portfolio *p, const struct pheld *h)
 	r->runs++;
 	r->fails += failed;
 	p->fails += failed;
-	r->wall_s += h->wall_s;
+	r->wall_s += h->cost_s;
 	r->cpu_s += h->cpu_s;
 	if (!failed) {
 		r->passes++;
@@ -875,8 +875,8 @@ void portfolio_dropped(struct portfolio *p, int a, uint64_t ticket, double now_s
 	portfolio_settle(p, now_s);
 }
 
-void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, enum portfolio_outcome how, double wall_s,
-			double cpu_s, double now_s)
+void portfolio_feedback_share(struct portfolio *p, int a, uint64_t ticket, enum portfolio_outcome how,
+			      double wall_s, double share_s, double cpu_s, double now_s)
 {
 	struct parm *r;
 
@@ -888,21 +888,26 @@ void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, enum portfo
 	if (p->end_s >= 0 && now_s >= p->end_s && how != PORTFOLIO_CUT)
 		recent_add(&r->gap_s, &r->gap_w, now_s - p->end_s);
 	p->end_s = now_s;
-	/* machine time: a run of a crowd of sixteen takes a sixteenth of it */
+	/* machine time: a run of a crowd of sixteen takes a sixteenth of it,
+	 * and a plain run that overlapped that crowd's drain an eighteenth
+	 * of the overlap, not half (run/share.h) */
 	int conc = arm_conc(r);
-	p->machine_s += wall_s / conc;
+	if (share_s < 0)
+		share_s = wall_s / conc;
+	double cost_s = share_s * conc;
+	p->machine_s += share_s;
 	for (int j = 0; j < p->nslot; j++)
 		if (p->slot[j].holder == a)
-			p->slot[j].machine_s += wall_s / conc;
+			p->slot[j].machine_s += share_s;
 	r->ended++;
 	if (r->forced) {
-		p->forced_s += wall_s / conc;
+		p->forced_s += share_s;
 		r->forced = r->ended < r->forced_until;   /* its one stint */
 	}
 	if (how == PORTFOLIO_CUT) {
 		/* no outcome to hold: its time is the arm's, not a run */
 		r->cuts++;
-		r->cut_s += wall_s;
+		r->cut_s += cost_s;
 		if (r->pending)
 			r->pending--;
 		portfolio_settle(p, now_s);
@@ -912,8 +917,14 @@ void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, enum portfo
 		count(p, &p->held[0]);
 		memmove(p->held, p->held + 1, (size_t)(--p->nheld) * sizeof(p->held[0]));
 	}
-	p->held[p->nheld++] = (struct pheld){ a, ticket, how, wall_s, cpu_s > 0 ? cpu_s : 0, now_s };
+	p->held[p->nheld++] = (struct pheld){ a, ticket, how, cost_s, wall_s, cpu_s > 0 ? cpu_s : 0, now_s };
 	portfolio_settle(p, now_s);
+}
+
+void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, enum portfolio_outcome how, double wall_s,
+			double cpu_s, double now_s)
+{
+	portfolio_feedback_share(p, a, ticket, how, wall_s, -1, cpu_s, now_s);
 }
 
 /* Finished runs under perturbation value q, on any load. */

@@ -93,9 +93,12 @@ struct parm {
 	struct pconfig cfg;
 	int load, perturb;     /* its value on each dimension (auto), else 0 */
 	uint64_t runs, fails;
-	double wall_s;         /* sum over finished runs */
+	double wall_s;         /* sum over finished runs of their time as the arm
+				* would have them alone on the machine: each run's
+				* share of the machine (run/share.h) times the
+				* arm's concurrency */
 	uint64_t passes;       /* runs that ended without failing, slow ones */
-	double pass_s;         /* too, and their time: how long a correct run */
+	double pass_s;         /* too, and their wall time: how long a correct run */
 	double max_pass_s;     /* of this arm takes; the longest of them */
 	uint64_t slows;        /* of the passes, those past their deadline */
 	double slow_s;         /* (PORTFOLIO_SLOW): no pass to the choice */
@@ -153,6 +156,7 @@ struct pheld {
 	int arm;
 	uint64_t ticket;
 	enum portfolio_outcome how;
+	double cost_s;         /* its time as its arm alone would have it (parm.wall_s) */
 	double wall_s, cpu_s, at_s;
 };
 
@@ -216,7 +220,7 @@ struct portfolio {
 	int nexplore;          /* arms in the first round (all of them) */
 	int order[PORTFOLIO_MAX]; /* the first round, before any failure */
 	uint64_t stints;
-	double machine_s;      /* every run's time over its arm's concurrency */
+	double machine_s;      /* every run's share of the machine (run/share.h) */
 	double forced_s;       /* the same of the stints given to untried arms */
 	uint64_t tickets;      /* runs started */
 	uint64_t fails;        /* failures counted, all arms */
@@ -271,10 +275,15 @@ int portfolio_member(const struct portfolio *p, int a);
 uint64_t portfolio_started(struct portfolio *p, int a);
 
 /* The run `ticket` of arm a ended at now_s (any clock, seconds): `how`
- * (passed, failed, slow or cut), after wall_s seconds, having used cpu_s
- * of CPU (its process tree, user and system). Counted now or once the
- * runs of its arm that started before it have ended (at most
- * PORTFOLIO_HOLD_S later). */
+ * (passed, failed, slow or cut), after wall_s seconds, of which share_s
+ * were its share of the machine (run/share.h; < 0: not known, taken as
+ * wall_s over the arm's concurrency, as if the arm had the machine to
+ * itself), having used cpu_s of CPU (its process tree, user and system).
+ * Counted now or once the runs of its arm that started before it have
+ * ended (at most PORTFOLIO_HOLD_S later). */
+void portfolio_feedback_share(struct portfolio *p, int a, uint64_t ticket, enum portfolio_outcome how,
+			      double wall_s, double share_s, double cpu_s, double now_s);
+/* The same with share_s unknown (the simulator, tests). */
 void portfolio_feedback(struct portfolio *p, int a, uint64_t ticket, enum portfolio_outcome how, double wall_s,
 			double cpu_s, double now_s);
 

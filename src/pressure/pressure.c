@@ -800,14 +800,16 @@ void pressure_tick(struct pressure *p, int64_t now_ns)
 	}
 }
 
-void pressure_ended(struct pressure *p, uint64_t index, enum portfolio_outcome how, double wall_s, double cpu_s)
+void pressure_ended(struct pressure *p, uint64_t index, enum portfolio_outcome how, double wall_s, double share_s,
+		    double cpu_s)
 {
 	struct pressure_run *r;
 
 	if (!p->on || !p->runs || !(r = find_run(p, index)))
 		return;
 	if (wall_s >= 0) {
-		portfolio_feedback(&p->pf, r->arm, r->ticket, how, wall_s, cpu_s, (double)p->now_ns / 1e9);
+		portfolio_feedback_share(&p->pf, r->arm, r->ticket, how, wall_s, share_s, cpu_s,
+					 (double)p->now_ns / 1e9);
 		if (how != PORTFOLIO_CUT)
 			portfolio_step_feedback(&p->pf, r->step_depth, how == PORTFOLIO_FAIL, cpu_s);
 	} else {

@@ -196,9 +196,11 @@ void pressure_tick(struct pressure *p, int64_t now_ns);
 int pressure_run_cpu(struct pressure *p, uint64_t index, double *user_s, double *sys_s);
 
 /* The run `index` ended and nothing of it is alive, `how` (passed,
- * failed, slow, or cut: cancelled), after wall_s seconds and cpu_s of
- * CPU; wall_s < 0: no feedback to the portfolio. Removes its cgroup. */
-void pressure_ended(struct pressure *p, uint64_t index, enum portfolio_outcome how, double wall_s, double cpu_s);
+ * failed, slow, or cut: cancelled), after wall_s seconds, share_s of them
+ * its share of the machine (run/share.h) and cpu_s of CPU; wall_s < 0:
+ * no feedback to the portfolio. Removes its cgroup. */
+void pressure_ended(struct pressure *p, uint64_t index, enum portfolio_outcome how, double wall_s, double share_s,
+		    double cpu_s);
 /*
  * The deadline of run `index`, as a multiple of --timeout, once it passed
  * the timeout without being stuck: 1 (no more time) unless --chaos auto put

@@ -45,6 +45,8 @@ static void group_members(struct dbuf *b, const struct results_group *g, const c
 	jsonw_kuint(b, "cut", g->cut);
 	jsonw_kuint(b, "skip", g->skip);
 	jsonw_kdbl(b, "wall_s", g->wall_s);
+	if (!g->unshared)
+		jsonw_kdbl(b, "machine_s", g->machine_s);
 	if (g->runs) {
 		rate_members(b, g->fails, g->runs);
 	} else {   /* no counted run: no rate, rather than a 0% that reads as clean */

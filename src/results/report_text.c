@@ -215,9 +215,9 @@ void report_text_arms(struct dbuf *out, const struct results *r)
 			snprintf(iv, sizeof(iv), "[%.1f%%, %.1f%%]", 100 * lo, 100 * hi);
 		}
 		/* what the arm yields with the machine to itself: its failures
-		 * over all its runs' time (slow and cut ones too) divided by its
-		 * concurrency */
-		double slot_s = g->wall_s / (double)(g->jobs ? g->jobs : 1);
+		 * over its runs' shares of the machine (slow and cut ones too),
+		 * or in older records their time over its concurrency */
+		double slot_s = g->unshared ? g->wall_s / (double)(g->jobs ? g->jobs : 1) : g->machine_s;
 		dbuf_addf(out, "  %-18s %6" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64, name,
 			  g->runs, g->fails, g->slow, g->cut);
 		if (skip)
@@ -229,8 +229,8 @@ void report_text_arms(struct dbuf *out, const struct results *r)
 		  "cut: still running when the series ended");
 	if (skip)
 		dbuf_adds(out, "; skipped: exit status 77");
-	dbuf_adds(out, ";\n   fails/min: an arm's failures per minute of all its runs' time divided by "
-		  "its concurrency");
+	dbuf_adds(out, ";\n   fails/min: an arm's failures per minute of its runs' shares of the machine, "
+		  "each moment split among the runs then in flight");
 	dbuf_adds(out, is_auto ? ", what auto maximizes)\n" : ")\n");
 }
 

@@ -256,7 +256,7 @@ static void add_groups(struct results *r, const cJSON *o, const char *outcome, d
 	const char *via = jsonr_str(config, "cpus_via");
 	if (via && *via && strcmp(via, "none") && !r->totals.cpus_via)
 		r->totals.cpus_via = xstrdup(via);
-	double jobs = jsonr_num(config, "jobs", 0);
+	double jobs = jsonr_num(config, "jobs", 0), machine = jsonr_num(o, "machine_s", -1);
 	for (int i = 0; i < 3; i++) {
 		if (!g[i])
 			continue;
@@ -270,6 +270,10 @@ static void add_groups(struct results *r, const cJSON *o, const char *outcome, d
 			g[i]->runs++;
 		g[i]->fails += !strcmp(outcome, "fail");
 		g[i]->wall_s += wall;
+		if (machine >= 0)
+			g[i]->machine_s += machine;
+		else
+			g[i]->unshared++;
 		if (jobs >= 1 && (uint64_t)jobs > g[i]->jobs)
 			g[i]->jobs = (uint64_t)jobs;
 	}

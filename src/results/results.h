@@ -112,6 +112,8 @@ struct results_group {   /* a matrix cell or a configuration */
 	uint64_t runs, fails; /* counted runs (pass or failure) and failures */
 	uint64_t slow, cut, skip;   /* its runs in no rate (see the header comment) */
 	double wall_s;        /* the time of all its runs, the uncounted ones too */
+	double machine_s;     /* their shares of the machine (record "machine_s") */
+	uint64_t unshared;    /* ... runs whose record has none (before 2026-12-06) */
 	uint64_t jobs;        /* the most runs at once its records name (config.jobs); 0: unknown */
 };
 

@@ -166,6 +166,7 @@ void record_run(struct dbuf *b, const char *series_id, const struct run *r,
 	jsonw_kstr(b, "start", ts);
 	jsonw_kdbl(b, "t", (double)(r->start_mono - series_start_mono) / 1e9);
 	jsonw_kdbl(b, "wall_s", (double)(r->end_mono - r->start_mono) / 1e9);
+	jsonw_kdbl(b, "machine_s", r->share_s);
 	double user, sys;
 	record_cpu(r, &user, &sys);
 	jsonw_kdbl(b, "user_s", user);

@@ -43,6 +43,7 @@
 #include "run/reap.h"
 #include "run/record.h"
 #include "run/series.h"
+#include "run/share.h"
 #include "signature/crash.h"
 #include "util/clock.h"
 #include "util/fileio.h"
@@ -65,6 +66,7 @@ struct series {
 	pid_t *pidbuf;              /* nslots entries: scratch for main_pids() */
 	unsigned active;            /* runs holding a -j slot */
 	unsigned live;              /* runs in any slot */
+	struct share_clock share;   /* each run's share of the machine's time (share.h) */
 	struct diagpool pool;       /* hang diagnosis workers (window_ms > 0) */
 	bool diag_on;
 	uint64_t next_index;
@@ -340,6 +342,8 @@ static int launch(struct series *s, struct run *r, int64_t now)
 		r->state = RS_FREE;
 		return rc;
 	}
+	r->share_mark = share_enter(&s->share, r->start_mono);
+	r->sharing = true;
 	pressure_started(&s->pr, r->index, r->pid, now);
 	r->config_json = pressure_config_json(&s->pr, r->index);
 	r->fd = pfd[0];
@@ -416,6 +420,15 @@ static void uncount(struct series *s, struct run *r)
 	if (r->counted) {
 		r->counted = false;
 		s->active--;
+	}
+}
+
+/* The run's main child is gone: its share of the machine ends (share.h). */
+static void share_end(struct series *s, struct run *r)
+{
+	if (r->sharing) {
+		r->sharing = false;
+		r->share_s = share_leave(&s->share, r->end_mono, r->share_mark);
 	}
 }
 
@@ -635,6 +648,7 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		r->fd = -1;
 	}
 	r->end_mono = r->end_mono ? r->end_mono : now;
+	share_end(s, r);
 	account_cgroup(s, r);   /* its whole CPU, before it is judged */
 	delays_read(&s->delays, (size_t)(r - s->slots), &r->delays);
 	if (r->cancelled) {
@@ -704,7 +718,8 @@ static void finish(struct series *s, struct run *r, int64_t now)
 	record_cpu(r, &user_s, &sys_s);
 	enum portfolio_outcome how = r->cancelled ? PORTFOLIO_CUT : outcome_is_failure(r->outcome) ? PORTFOLIO_FAIL :
 				     r->outcome == OUT_SLOW ? PORTFOLIO_SLOW : PORTFOLIO_PASS;
-	pressure_ended(&s->pr, r->index, how, (double)(r->end_mono - r->start_mono) / 1e9, user_s + sys_s);
+	pressure_ended(&s->pr, r->index, how, (double)(r->end_mono - r->start_mono) / 1e9, r->share_s,
+		       user_s + sys_s);
 	r->config_json = NULL;
 	capture_release(&r->cap);
 	signature_release(&r->sig);
@@ -842,7 +857,7 @@ static void diag_watch(struct series *s, struct run *r, int64_t now)
  * for it for good. It is recorded as killed; a zombie still answers
  * kill(pid, 0).
  */
-static void lost_exit(struct run *r, int64_t now)
+static void lost_exit(struct series *s, struct run *r, int64_t now)
 {
 	if (kill(r->pid, 0) == 0 || errno != ESRCH)
 		return;
@@ -851,6 +866,7 @@ static void lost_exit(struct run *r, int64_t now)
 	r->status = SIGKILL;   /* a wait status: killed by SIGKILL */
 	memset(&r->ru, 0, sizeof(r->ru));
 	r->end_mono = now;
+	share_end(s, r);
 }
 
 /* ---- stalls (diagnose/stall.h) ---------------------------------------
@@ -939,7 +955,7 @@ static void step(struct series *s, struct run *r, int64_t now)
 	case RS_KILLING:
 		diag_watch(s, r, now);
 		if (!r->exited && r->kill_step >= 2 && now >= r->kill_at && !r->diag_job)
-			lost_exit(r, now);
+			lost_exit(s, r, now);
 		if (r->exited) {
 			r->state = RS_CLEANUP;
 			break;
@@ -1008,6 +1024,7 @@ static bool reap_one(struct series *s, pid_t pid)
 	r->status = status;
 	r->ru = ru;
 	r->end_mono = clock_mono_ns();
+	share_end(s, r);
 	return true;
 }
 

@@ -91,6 +91,8 @@ struct run {
 	pid_t pid;                /* main child, also its process group id */
 	int fd;                   /* read end of the output pipe, -1 after EOF */
 	int64_t start_mono, start_real, end_mono;
+	double share_mark, share_s;  /* its share of the machine's time (share.h) */
+	bool sharing;             /* ... still accruing: the main child is alive */
 	int64_t deadline;         /* start + timeout */
 	int64_t kill_at;          /* next escalation step */
 	int kill_step;            /* 0 none, 1 SIGTERM sent, 2 SIGKILL sent */

@@ -48,6 +48,15 @@ JOSTLE_CGROUP=off "$JOSTLE" run -q -n 2 --cpus 1 -o "$TMP/c1" -- "$F" pass > /de
 check "--cpus 1: 'CPUs via affinity'" grep -q "failure rate per configuration (fixed; CPUs via affinity)" "$TMP/c1.err"
 check "the table has slow and cut columns" grep -Eq "^  config +runs +fails +slow +cut +rate" "$TMP/c1.err"
 
+# --- each run's share of the machine (run/share.h): the per-arm fails/min divides by it ---
+"$JOSTLE" run -q -n 3 -j 1 -o "$TMP/one" -- "$F" pass > /dev/null 2>&1
+check_eq "-j 1: a run's share is its wall time" \
+	"$(json "$TMP/one/runs.jsonl" 'all(abs(r["machine_s"] - r["wall_s"]) < 1e-6 for r in rows)')" True
+"$JOSTLE" run -q -n 6 -j 3 -o "$TMP/three" -- sh -c 'sleep 0.$((JOSTLE_RUN % 3 + 1))' > /dev/null 2>&1
+check_eq "-j 3: no share above its wall time, the first three runs' (started together) below it, all adding up to no more than the series' time" \
+	"$(json "$TMP/three/runs.jsonl" 'all(0 < r["machine_s"] <= r["wall_s"] + 1e-6 for r in rows) and all(r["machine_s"] < 0.9 * r["wall_s"] for r in rows if r["run"] < 3) and sum(r["machine_s"] for r in rows) <= max(r["t"] + r["wall_s"] for r in rows) + 1e-6')" True
+check_eq "summary.json: each arm's machine_s is its runs' shares" \
+	"$(json "$TMP/c1/summary.json" '[a["machine_s"] > 0 for a in d["arms"]]')" "[True]"
 
 # --- a child's native thread aborts (issue 43 item 6): its own frames, a crash ---
 "$JOSTLE" run -q -n 2 -o "$TMP/na" -- "$FIX/crash" native-abort > /dev/null 2>&1

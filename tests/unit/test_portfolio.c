@@ -1055,6 +1055,28 @@ int main(void)
 		CHECK(q.arm[b].runs == 1 && q.nlive == 0 && q.nheld == 0);
 	}
 
+	/*
+	 * A run is charged its share of the machine, not its wall time over
+	 * its arm's concurrency: a plain run of 28 ms that overlapped a crowd
+	 * of sixteen had 28/17 ms of it, so the plain arm's runs take 3.3 ms
+	 * alone (wsdeque_take_steal's plain runs: 4 ms alone, 27 ms beside
+	 * the crowd's drain, and the plain loop written off). Its wall time
+	 * is still how long a correct run of it takes (the timeout scale).
+	 */
+	{
+		portfolio_init_auto(&q, 1, 2, 2, 8, 16, &none);
+		int pl = find(&q, "plain");
+		portfolio_feedback_share(&q, pl, portfolio_started(&q, pl), PORTFOLIO_PASS, 0.028, 0.028 / 17, 0, 1);
+		CHECK_NEAR(q.arm[pl].wall_s, 2 * 0.028 / 17, 1e-12);
+		CHECK_NEAR(q.machine_s, 0.028 / 17, 1e-12);
+		CHECK_NEAR(q.arm[pl].pass_s, 0.028, 1e-12);
+		CHECK_NEAR(q.arm[pl].max_pass_s, 0.028, 1e-12);
+		/* unknown (< 0): as if the arm had the machine to itself */
+		portfolio_feedback_share(&q, pl, portfolio_started(&q, pl), PORTFOLIO_CUT, 0.01, -1, 0, 2);
+		CHECK_NEAR(q.arm[pl].cut_s, 0.01, 1e-12);
+		CHECK_NEAR(q.machine_s, 0.028 / 17 + 0.005, 1e-12);
+	}
+
 	/* one-arm portfolio always picks it; stints scale with jobs */
 	{
 		struct pconfig c = { .name = "replay", .chaos = CHAOS_SYNC };
