@@ -7,7 +7,10 @@
  * and jostle about 0.2 ms to unwind and symbolize it. Where every run
  * crashes the same way, a program of a millisecond ran 1.4x slower with
  * the handler than without (bench/RESULTS.md, session 36), and the
- * thousandth record of one crash says nothing the first did not.
+ * thousandth record of one crash says nothing the first did not. Not only
+ * there: where a third of the runs crash, 16 at once, keeping every
+ * record cost a sixth of the runs that sampling keeps (docs/diagnosis.md);
+ * so from a quarter of the runs on.
  *
  * So the records are sampled once a crash repeats: when at least
  * RECSAMPLE_CRASHED of the last RECSAMPLE_WINDOW runs crashed, and every
@@ -33,7 +36,7 @@
 #include "signature/signature.h"
 
 #define RECSAMPLE_WINDOW 32   /* runs looked back at */
-#define RECSAMPLE_CRASHED 29  /* of them crashed: about nine in ten */
+#define RECSAMPLE_CRASHED 8   /* of them crashed: a quarter */
 #define RECSAMPLE_KEEP 16     /* records of a bare key before its runs go without */
 #define RECSAMPLE_EVERY 8     /* then one run in this many keeps its record */
 

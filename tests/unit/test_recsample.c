@@ -78,15 +78,18 @@ int main(void)
 	r = (struct recsample)RECSAMPLE_INIT;
 	run = 0;
 	crashes(&r, 40, "crash\x1fkilled by SEGV", "f", &run);
-	for (int i = 0; i < 4; i++)
-		recsample_ended(&r, false);   /* 28 of the last 32 crashed */
+	for (int i = 0; i < 25; i++)
+		recsample_ended(&r, false);   /* 7 of the last 32 crashed */
 	CHECK(recsample_record(&r));
 	CHECK(recsample_record(&r) && recsample_record(&r));
-	for (int i = 0; i < 28; i++)
-		recsample_ended(&r, true);    /* still 28: the four passes are in the window */
+	for (int i = 0; i < 7; i++)
+		recsample_ended(&r, true);    /* still 7: the older crashes leave the window */
 	CHECK(recsample_record(&r));
-	recsample_ended(&r, true);        /* the first pass is out of it: 29 */
+	recsample_ended(&r, true);        /* a pass is out of it: 8, a quarter */
 	CHECK(!recsample_record(&r));
+	for (int i = 0; i < 32; i++)
+		recsample_ended(&r, i % 5 == 0);   /* 7 of 32 again */
+	CHECK(recsample_record(&r));
 
 	/* a crash without a record whose bare key had none: records on for every run */
 	CHECK(!recsample_apply(&r, "crash\x1fkilled by BUS", &s, &from));
