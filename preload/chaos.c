@@ -1317,6 +1317,13 @@ EXPORT uint64_t jostle_chaos_thread_delays(void)
 	return ts.delays;
 }
 
+/* For fixtures: the time the calling thread's perturbations asked for so
+ * far, in ns (a yield as 10 us). */
+EXPORT uint64_t jostle_chaos_thread_delay_ns(void)
+{
+	return ts.spent_ns;
+}
+
 static void after_fork_child(void)
 {
 	uint64_t s = g_seed ^ ((uint64_t)getpid() << 20);

@@ -14,7 +14,9 @@
  *      experiment (localize.h) in DIR/localize/; the leading sites (and
  *      the pair, when it matters) become candidate conditions that delay
  *      only there, at two intensities, and so does every site it found
- *      (localize's own condition), raced with the leader;
+ *      (localize's own condition); while the leader fails under half its
+ *      runs, each site alone with a couple of long delays a run too; all
+ *      raced with the leader;
  *   4. tune: the leader (the plain loop too) pushed every way that applies
  *      (twice and half its -j, stronger delays, twice and half its step
  *      depth, all runs on one CPU, more preemptions), raced with the

@@ -49,6 +49,24 @@ check_eq "tune: every variant a condition of its own" \
 	"$(json "$T" '(lambda v, fin: (len(set(v)) == len(v), all(c != fin for c in v) or any(s["kept"] for s in d["search"] if s["step"] in '"$V"')))([s["condition"] for s in d["search"] if s["step"] in '"$V"'], d["search"][-1]["condition"])')" \
 	"(True, True)"
 
+# a window that only a long delay at one site opens (site_race long: 6 ms
+# or more at the lock in take_slot; auto's and localize's delays are
+# shorter): while nothing found fails most runs, each site localize found
+# is tried alone with long delays, and the reproducer delays at that lock
+# alone. Where the leader already fails most runs (site_race one, above),
+# no such sweep.
+"$JOSTLE" reproduce -q -n 400 -j 2 --seed 7 -o "$TMP/l" -- "$S" long > /dev/null 2>&1
+check_eq "long: exit 1" "$?" 1
+L=$TMP/l/reproducer.json
+check_eq "long: sites alone, one site and 20 ms each, at most 12" \
+	"$(json "$L" '(lambda v: (1 <= len(v) <= 12, all("delays at 1 site (" in c and "up to 20000 us" in c for c in v)))([s["condition"] for s in {s["step"]: s for s in d["search"] if s["step"].startswith("long delays at site ")}.values()])')" \
+	"(True, True)"
+check_eq "long: the reproducer delays at the lock in take_slot alone, up to 20 ms" \
+	"$(json "$L" '([(s["call"], s["function"]) for s in d["condition"]["sites"]], d["condition"]["sync_max_us"])')" \
+	"([('pthread_mutex_lock', 'take_slot')], 20000)"
+check_eq "long: no sweep behind a leader that fails most runs" \
+	"$(json "$T" 'any(s["step"].startswith("long delays at site ") for s in d["search"])')" False
+
 # the climb: a program whose every run fails by its seed alone (2 in 5,
 # whatever the condition). A tune variant that wins the race is pushed
 # further (the same way, then every way from it): no kept tune step is the
