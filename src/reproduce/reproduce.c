@@ -339,7 +339,11 @@ static void auto_phase(struct rep *R, const char *name, double share)
 		free(dir);
 		return;
 	}
-	o.jobs = pressure_jobs(&o.pressure, R->ro->base_jobs, R->ro->jobs_set);
+	/* -j is where the search starts, not a bound (tune doubles and
+	 * halves it): auto gets its crowd whether -j was given or not (a
+	 * busy-spin handshake failed under no arm of `reproduce -j 2` in
+	 * 2 minutes, the crowd being the condition it needs) */
+	o.jobs = pressure_jobs(&o.pressure, R->ro->base_jobs, false);
 	int st = slice_run(&o, &s);
 	struct slice_arm *arms = NULL;
 	size_t narms = 0;

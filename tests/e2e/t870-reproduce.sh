@@ -32,6 +32,8 @@ check "search: auto's arms raced side by side" \
 	test "$(json "$R" 'sum(s["step"].startswith("auto\x27s arm ") for s in d["search"])')" -ge 2
 check_eq "search: the stated condition is the last one kept" \
 	"$(json "$R" '[s["condition"] for s in d["search"] if s["kept"]][-1] == d["search"][-1]["condition"]')" True
+check_eq "search: -j 2 is a start, not a bound: auto's crowd runs 16 at a time" \
+	"$(json "$TMP/r/auto/runs.jsonl" 'any(r["config"]["arm"].startswith("crowd") and r["config"]["jobs"] == 16 for r in rows)')" True
 check "terminal: the rate with its interval and the natural rate" \
 	grep -Eq '^jostle: fails 100% of runs \[[0-9]+%, 100%\], [0-9.]+ failures/min; natural rate 0 of [0-9]+ runs' "$TMP/r.err"
 check_eq "stdout: one command" "$(cat "$TMP/r.out")" "jostle run --reproducer $R -- $S one"
