@@ -35,7 +35,7 @@
 #include "util/xalloc.h"
 #include "util/banned.h"
 
-#define MAX_CANDS 64
+#define MAX_CANDS 80
 #define LADDER_CLIMBS 4        /* tune races, at most, while each moves the leader */
 #define AUTO_ARMS 3             /* auto's arms raced */
 #define CONFIRM_SHARE 0.15      /* of the budget, kept for the confirmation */
@@ -46,7 +46,7 @@
 #define SITE_DELAYS_HIGH 32.0
 #define SITE_MAX_US_HIGH 5000
 #define SITE_MAX_US_TOP 20000   /* the longest delay escalation goes to */
-#define SITE_LONE_MAX 12        /* sites tried alone with long delays */
+#define SITE_LONE_MAX 24        /* sites tried alone with long delays */
 #define SITE_DELAYS_LONE 2.0    /* long delays per run at a site alone */
 #define SITE_LONE_BELOW 0.5     /* ... tried while the leader fails fewer runs */
 
@@ -537,10 +537,16 @@ static void sites_phase(struct rep *R)
 	 * cancel, 6 of 100 with that delay spread over all 14 sites). A broad
 	 * sweep, so only while nothing found so far fails most runs. */
 	bool weak = R->lead < 0 || smoothed(&R->c[R->lead].s) < SITE_LONE_BELOW;
-	for (size_t i = 0; weak && i < all.n && i < SITE_LONE_MAX; i++) {
-		struct lsite_pick one = { .v = { all.v[i] }, .n = 1 };
+	size_t k = 0;
+	cJSON_ArrayForEach(s, sites) {
+		struct lsite_pick one = { .n = 0 };
 		char name[64];
-		snprintf(name, sizeof(name), "long delays at site %zu alone", i + 1);
+		if (!weak || k == SITE_LONE_MAX)
+			break;
+		pick_add(&one, s);
+		if (!one.n)
+			continue;
+		snprintf(name, sizeof(name), "long delays at site %zu alone", ++k);
 		sites_cand(R, &one, name, SITE_DELAYS_LONE, SITE_MAX_US_TOP);
 	}
 	if (!p.n) {
