@@ -75,7 +75,6 @@ struct rep {
 };
 
 static void say(const struct rep *R, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static double smoothed(const struct slice *s);
 static void say(const struct rep *R, const char *fmt, ...)
 {
 	va_list ap;
@@ -158,6 +157,13 @@ static bool budget_of(struct rep *R, double share, uint64_t min_runs, bool last,
 static bool budget(struct rep *R, double share, uint64_t min_runs, uint64_t *runs, int64_t *time_ns)
 {
 	return budget_of(R, share, min_runs, false, runs, time_ns);
+}
+
+/* The rate a race ranks by: one pseudo-failure and one pseudo-pass, so
+ * that 1 of 2 does not outrank 30 of 70. */
+static double smoothed(const struct slice *s)
+{
+	return ((double)s->fails + 1) / ((double)s->runs + 2);
 }
 
 static double fpm(const struct slice *s)
@@ -538,11 +544,9 @@ static void sites_phase(struct rep *R)
 	 * sweep, so only while nothing found so far fails most runs. */
 	bool weak = R->lead < 0 || smoothed(&R->c[R->lead].s) < SITE_LONE_BELOW;
 	size_t k = 0;
-	cJSON_ArrayForEach(s, sites) {
+	for (s = weak && sites ? sites->child : NULL; s && k < SITE_LONE_MAX; s = s->next) {
 		struct lsite_pick one = { .n = 0 };
 		char name[64];
-		if (!weak || k == SITE_LONE_MAX)
-			break;
 		pick_add(&one, s);
 		if (!one.n)
 			continue;
@@ -592,13 +596,6 @@ static bool better(const struct slice *c, const struct slice *l, bool narrower)
  */
 #define RACE_BATCH 10
 #define RACE_BATCH_MAX 80
-
-/* The rate a race ranks by: one pseudo-failure and one pseudo-pass, so
- * that 1 of 2 does not outrank 30 of 70. */
-static double smoothed(const struct slice *s)
-{
-	return ((double)s->fails + 1) / ((double)s->runs + 2);
-}
 
 static double wilson_lo(const struct slice *s)
 {
