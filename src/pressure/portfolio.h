@@ -228,6 +228,7 @@ struct portfolio {
 	int remeasure_arm;     /* the arm of such a stint now, -1 */
 	double end_s;          /* when the last run ended (any arm), < 0: none yet */
 	int crowd;             /* the load "crowd" (all CPUs, max_jobs), -1 if none */
+	bool per_run;          /* portfolio_fixed.per_run */
 	/* step runs by octave of their budget (portfolio_step_draw) */
 	double step_runs[PORTFOLIO_STEP_DEPTHS], step_fails[PORTFOLIO_STEP_DEPTHS];
 	double step_cpu[PORTFOLIO_STEP_DEPTHS];
@@ -242,6 +243,8 @@ struct portfolio_fixed {
 	bool noise;            /* --noise given: on in every arm */
 	bool chaos;            /* --chaos MODE (not auto) given */
 	enum chaos_mode mode;
+	bool per_run;          /* arms scored on failures per run, not per
+				* second (jostle reproduce: a proof costs runs) */
 };
 
 /* The default portfolio for a series with ncpus CPUs, `jobs` runs at a time

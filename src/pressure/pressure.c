@@ -176,7 +176,7 @@ int pressure_start(struct pressure *p, struct pressure_opts *po, unsigned jobs, 
 				     .chaos = mode, .intensity = po->intensity };
 		portfolio_init_one(&p->pf, &c);
 	} else {
-		struct portfolio_fixed fixed = { .cpus = p->restricted, .noise = po->noise_set };
+		struct portfolio_fixed fixed = { .cpus = p->restricted, .noise = po->noise_set, .per_run = po->per_run };
 		unsigned base = po->base_jobs && po->base_jobs < jobs ? po->base_jobs : jobs;
 		unsigned crowd = po->crowd_jobs && po->crowd_jobs < jobs ? po->crowd_jobs : jobs;
 		portfolio_init_auto(&p->pf, seed, p->avail.n, (int)base, (int)crowd, (int)jobs, &fixed);

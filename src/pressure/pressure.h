@@ -51,6 +51,7 @@ struct pressure_opts {
 	enum chaos_mode chaos;       /* --chaos */
 	int intensity;               /* --chaos-level 0..2 (default 1) */
 	bool level_set;              /* --chaos-level given */
+	bool per_run;                /* auto scores its arms per run (portfolio_fixed) */
 	unsigned base_jobs;          /* runs at a time outside the "crowd" arm (pressure_jobs) */
 	unsigned crowd_jobs;         /* runs at a time of a crowd (pressure_jobs) */
 	int64_t timeout_ns;          /* the per-run limit (--timeout), 0: none */

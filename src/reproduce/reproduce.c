@@ -350,6 +350,8 @@ static void auto_phase(struct rep *R, const char *name, double share)
 	 * busy-spin handshake failed under no arm of `reproduce -j 2` in
 	 * 2 minutes, the crowd being the condition it needs) */
 	o.jobs = pressure_jobs(&o.pressure, R->ro->base_jobs, false);
+	/* auto's own objective is failures per second; a proof costs runs */
+	o.pressure.per_run = true;
 	int st = slice_run(&o, &s);
 	struct slice_arm *arms = NULL;
 	size_t narms = 0;

@@ -7,9 +7,10 @@
  * The search, each step a series of runs through the engine (slice.h),
  * every run with a fresh seed:
  *   1. natural: the command as a plain loop (-j as given), its own rate;
- *   2. auto: the `--chaos auto` portfolio; its three arms that failed most
- *      often per run (smoothed toward the pooled rate: auto's bandit gives
- *      its favourite most runs, the others a few) are raced afresh;
+ *   2. auto: the `--chaos auto` portfolio, its arms scored per run, not
+ *      per second (portfolio_fixed.per_run); its three arms that failed
+ *      most often per run (smoothed toward the pooled rate: auto's bandit
+ *      gives its favourite most runs, the others a few) are raced afresh;
  *   3. sites: when the program is dynamically linked, `jostle localize`'s
  *      experiment (localize.h) in DIR/localize/; the leading sites (and
  *      the pair, when it matters) become candidate conditions that delay

@@ -1,4 +1,5 @@
 /* Unit tests of the auto portfolio: arm set, seeded selection, adaptation. */
+#include <inttypes.h>
 #include <math.h>
 
 #include "pressure/portfolio.h"
@@ -1075,6 +1076,49 @@ int main(void)
 		portfolio_feedback_share(&q, pl, portfolio_started(&q, pl), PORTFOLIO_CUT, 0.01, -1, 0, 2);
 		CHECK_NEAR(q.arm[pl].cut_s, 0.01, 1e-12);
 		CHECK_NEAR(q.machine_s, 0.028 / 17 + 0.005, 1e-12);
+	}
+
+	/*
+	 * per_run (jostle reproduce): more runs go to the arms that fail
+	 * more of them, though another fails more often per second. Step
+	 * arms fail 8% of runs of 2 s, serial-step a quarter; the crowd with
+	 * preemptions 2% of runs of 0.2 s, 8 at a time; every other arm 0.5%
+	 * of runs of 0.05-0.2 s. Per second the crowd with preemptions leads
+	 * (0.8 failures a second, against 0.32 for the crowd with steps); per
+	 * run, serial-step, then any step arm. The same worlds, seeds and
+	 * outcome draws both ways.
+	 */
+	{
+		enum { WORLDS = 10 };
+		double rate[PORTFOLIO_MAX], secs[PORTFOLIO_MAX], step_runs[2][WORLDS] = { { 0 } };
+		for (int per_run = 0; per_run < 2; per_run++) {
+			struct portfolio_fixed f = { .per_run = per_run };
+			for (int w = 0; w < WORLDS; w++) {
+				portfolio_init_auto(&p, (uint64_t)w + 1, 2, 2, 8, 16, &f);
+				int ss = find(&p, "serial-step"), cj = find(&p, "crowd-jitter");
+				CHECK(ss >= 0 && cj >= 0 && p.per_run == (per_run == 1));
+				for (int a = 0; a < p.n; a++) {
+					bool step = p.arm[a].cfg.chaos == CHAOS_STEP;
+					rate[a] = a == ss ? 0.25 : a == cj ? 0.02 : step ? 0.08 : 0.005;
+					secs[a] = step ? 2.0 : 0.05 * (p.arm[a].cfg.jobs > 2 ? p.arm[a].cfg.jobs / 2 : 1);
+				}
+				world_run(&p, 2000, rate, secs, 40 + (uint64_t)w);
+				for (int a = 0; a < p.n; a++)
+					if (p.arm[a].cfg.chaos == CHAOS_STEP)
+						step_runs[per_run][w] += (double)p.arm[a].runs / (double)p.tickets;
+			}
+		}
+		int more = 0;
+		double mean[2] = { 0, 0 };
+		for (int w = 0; w < WORLDS; w++) {
+			more += step_runs[1][w] > step_runs[0][w];
+			mean[0] += step_runs[0][w] / WORLDS;
+			mean[1] += step_runs[1][w] / WORLDS;
+		}
+		printf("# step arms' share of the runs: %.3f per second, %.3f per run (more in %d of %d worlds)\n",
+		       mean[0], mean[1], more, WORLDS);
+		CHECK(more >= 8);
+		CHECK(mean[1] > 5 * mean[0]);
 	}
 
 	/* one-arm portfolio always picks it; stints scale with jobs */
