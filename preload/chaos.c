@@ -3,8 +3,9 @@
  *
  * Loaded with LD_PRELOAD, it interposes the pthread synchronization calls
  * (mutex, rwlock, spin lock, condition variable, semaphore), thread start,
- * sched_yield and the sleep calls. Around each one it may inject a seeded
- * perturbation: a yield, a short busy-spin or a short sleep. A thread held up
+ * sched_yield, the sleep calls and the signal waits. Around each one it
+ * may inject a seeded perturbation: a yield, a short busy-spin or a short
+ * sleep. A thread held up
  * just before it takes a lock, or just after it releases one, is exactly the
  * thread that loses a race; injecting that at random points with a fixed
  * seed makes rare interleavings common and repeatable in distribution.
@@ -69,8 +70,9 @@
  * Where a thread may be held up: before it takes a lock and just after it
  * got it (a longer critical section: a lock-free reader of what the lock
  * guards sees it half-updated for longer), after it releases one, at
- * condition variables, semaphores, yields and sleeps, when a new thread
- * starts (before its function runs), in the creating thread just after
+ * condition variables, semaphores, yields and sleeps, before a signal wait
+ * (pause, sigsuspend, sigwait*), when a new thread starts (before its
+ * function runs), in the creating thread just after
  * pthread_create returns (the child runs first: a program that reads what
  * the child sets up meets its bug) and in the thread that ends the process,
  * as the library's destructor runs (threads the program never joined get
@@ -163,6 +165,11 @@ static int (*real_sched_yield)(void);
 static int (*real_nanosleep)(const struct timespec *, struct timespec *);
 static int (*real_usleep)(useconds_t);
 static int (*real_clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+static int (*real_pause)(void);
+static int (*real_sigsuspend)(const sigset_t *);
+static int (*real_sigwait)(const sigset_t *, int *);
+static int (*real_sigwaitinfo)(const sigset_t *, siginfo_t *);
+static int (*real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static sighandler_t (*real_signal)(int, sighandler_t);
 
@@ -199,6 +206,11 @@ static void resolve_all(void)
 	SET(real_nanosleep, sym("nanosleep"));
 	SET(real_usleep, sym("usleep"));
 	SET(real_clock_nanosleep, sym("clock_nanosleep"));
+	SET(real_pause, sym("pause"));
+	SET(real_sigsuspend, sym("sigsuspend"));
+	SET(real_sigwait, sym("sigwait"));
+	SET(real_sigwaitinfo, sym("sigwaitinfo"));
+	SET(real_sigtimedwait, sym("sigtimedwait"));
 	SET(real_sigaction, sym("sigaction"));
 	SET(real_signal, sym("signal"));
 	__atomic_store_n(&g_resolved, 1, __ATOMIC_RELEASE);
@@ -1226,6 +1238,62 @@ EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
 	}
 	ENTER(CALL_CLOCK_NANOSLEEP);
 	return real_clock_nanosleep(clk, flags, req, rem);
+}
+
+/*
+ * Signal waits: a thread held up just before it waits for a signal is the
+ * thread whose signal came a moment too early (a flag tested, then pause():
+ * a SIGHUP between the two is handled and pause() waits for good). The
+ * delay is no signal wait of its own: a sleep cut short by the signal it
+ * misses still ends in the real wait. Bootstrap paths (a resolution in
+ * progress on this thread, in constructors only) make the system call.
+ */
+#define SIGSET_BYTES (_NSIG / 8)
+
+EXPORT int pause(void)
+{
+	if (!__atomic_load_n(&real_pause, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return (int)syscall(SYS_ppoll, NULL, 0, NULL, NULL, 0);
+	ENTER(CALL_PAUSE);
+	return real_pause();
+}
+
+EXPORT int sigsuspend(const sigset_t *mask)
+{
+	if (!__atomic_load_n(&real_sigsuspend, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return (int)syscall(SYS_rt_sigsuspend, mask, SIGSET_BYTES);
+	ENTER(CALL_SIGSUSPEND);
+	return real_sigsuspend(mask);
+}
+
+EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	if (!__atomic_load_n(&real_sigwait, __ATOMIC_ACQUIRE) && !ensure_resolved()) {
+		/* sigwait returns the error instead of setting errno */
+		long rc = syscall(SYS_rt_sigtimedwait, set, NULL, NULL, SIGSET_BYTES);
+		if (rc < 0)
+			return errno;
+		*sig = (int)rc;
+		return 0;
+	}
+	ENTER(CALL_SIGWAIT);
+	return real_sigwait(set, sig);
+}
+
+EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	if (!__atomic_load_n(&real_sigwaitinfo, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return (int)syscall(SYS_rt_sigtimedwait, set, info, NULL, SIGSET_BYTES);
+	ENTER(CALL_SIGWAITINFO);
+	return real_sigwaitinfo(set, info);
+}
+
+EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	if (!__atomic_load_n(&real_sigtimedwait, __ATOMIC_ACQUIRE) && !ensure_resolved())
+		return (int)syscall(SYS_rt_sigtimedwait, set, info, timeout, SIGSET_BYTES);
+	ENTER(CALL_SIGTIMEDWAIT);
+	return real_sigtimedwait(set, info, timeout);
 }
 
 /* Thread start: the new thread gets its ordinal from its creator (so the

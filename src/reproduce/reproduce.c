@@ -4,10 +4,12 @@
  *
  * The budget (-n runs, --time, default 2 minutes) is shared out by phase:
  * natural 10%, auto 20%, its arms' race 10%, localize 18%, the sites'
- * race 7%, tune 30%, the confirmation what is left (15% kept for it). A
+ * race 12%, tune 30%, the confirmation what is left (15% kept for it). A
  * phase that has nothing to do (no dynamic binary to localize, nothing to
- * race) leaves its share to the ones after it. Every series has its own master seed, derived from the
- * search's and its number, so every run of the search has a fresh seed.
+ * race) leaves its share to the ones after it; runs in flight at a
+ * series' end have OVERRUN_NS more to end. Every series has its own master
+ * seed, derived from the search's and its number, so every run of the
+ * search has a fresh seed.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -49,6 +51,7 @@
 #define SITE_LONE_MAX 24        /* sites tried alone with long delays */
 #define SITE_DELAYS_LONE 2.0    /* long delays per run at a site alone */
 #define SITE_LONE_BELOW 0.5     /* ... tried while the leader fails fewer runs */
+#define OVERRUN_NS (5 * NS_PER_S)  /* runs in flight at a batch's end: their time to end */
 
 struct cand {
 	char name[64];
@@ -118,6 +121,11 @@ static struct run_opts phase_opts(struct rep *R, char *dir, uint64_t runs, int64
 	o.quiet = true;
 	o.no_report = true;
 	o.until = UNTIL_NONE;
+	/* a hang counts once the stall check or the timeout has seen it: runs
+	 * in flight at the end of a short batch may go on for OVERRUN_NS (cut
+	 * at once, reload_sighup_pause's hangs, found still after 2.5 s, were
+	 * cut runs, and delays before its pause() failed 0 of 17) */
+	o.overrun_ns = OVERRUN_NS;
 	return o;
 }
 
@@ -198,18 +206,11 @@ static bool status_ok(struct rep *R, int st)
 static int run_under(struct rep *R, const struct reproducer *cond, const char *dir, uint64_t first,
 		     uint64_t runs, int64_t time_ns, struct slice *s)
 {
-	struct run_opts o = *R->o;
+	struct run_opts o = phase_opts(R, (char *)dir, runs ? first + runs : 0, time_ns);
 	char why[512];
 	unsigned jobs = R->ro->base_jobs;
 
-	o.out_dir = (char *)dir;
 	o.first_index = first;
-	o.runs = runs ? first + runs : 0;
-	o.time_ns = time_ns;
-	o.seed = series_seed(R);
-	o.quiet = true;
-	o.no_report = true;
-	o.until = UNTIL_NONE;
 	o.settings_extra = NULL;
 	if (cond) {
 		if (reproducer_apply(cond, &o.pressure, &jobs, false, why, sizeof(why)) < 0) {

@@ -77,6 +77,9 @@ struct series {
 	char series_id[17];
 	int64_t start_mono, start_real, end_budget;
 	bool stopping;
+	bool budget_spent;          /* the time budget ended the series: runs in
+				     * flight cut at end_budget + overrun_ns */
+	bool budget_cut;            /* ... and they were */
 	bool interrupted;
 	int interrupts;
 	const char *stop_reason;
@@ -273,6 +276,7 @@ static bool may_launch(struct series *s, int64_t now)
 		return false;
 	if (s->o->time_ns && now >= s->end_budget) {
 		note_stop(s, "time budget spent");
+		s->budget_spent = true;
 		return false;
 	}
 	return true;
@@ -443,6 +447,19 @@ static void cancel_all(struct series *s, const struct run *done, int64_t now)
 		if (r->diag_job)
 			diagpool_stop_job(r->diag_job);
 		begin_kill(s, r, now);
+	}
+}
+
+/* The time budget's cut after its overrun: the runs still going; one past
+ * its deadline (a hang being diagnosed or killed) has its outcome already. */
+static void cut_running(struct series *s, int64_t now)
+{
+	for (unsigned i = 0; i < s->nslots; i++) {
+		struct run *r = &s->slots[i];
+		if (r->state == RS_RUNNING && !r->cancelled) {
+			r->cancelled = true;
+			begin_kill(s, r, now);
+		}
 	}
 }
 
@@ -703,13 +720,17 @@ static void finish(struct series *s, struct run *r, int64_t now)
 		s->by_outcome[r->outcome]++;
 		progress_count(&s->prog, r->outcome);
 		uint64_t fails = failures(s);
+		const char *met = NULL;
 		if (s->o->until == UNTIL_FIRST_FAILURE && fails >= 1)
-			note_stop(s, "first failure");
+			met = "first failure";
 		else if (s->o->until == UNTIL_FAILURES && fails >= s->o->until_k)
-			note_stop(s, "failure limit reached");
+			met = "failure limit reached";
 		else if (s->o->until == UNTIL_CONFIDENT && fails >= 1)
-			note_stop(s, "a failure appeared before the bound was reached");
-		if (s->stopping)
+			met = "a failure appeared before the bound was reached";
+		if (met)
+			note_stop(s, met);
+		/* not the time budget's runs in flight during their overrun */
+		if (met || (s->stopping && !(s->budget_spent && !s->budget_cut)))
 			cancel_all(s, r, now);
 	}
 	/* slow and cut runs are no failure and no pass: their time is charged
@@ -1122,6 +1143,8 @@ static int64_t next_deadline(struct series *s, int64_t now)
 	}
 	if (s->o->time_ns && !s->stopping && s->end_budget < t)
 		t = s->end_budget;
+	if (s->budget_spent && !s->budget_cut && s->end_budget + s->o->overrun_ns < t)
+		t = s->end_budget + s->o->overrun_ns > now ? s->end_budget + s->o->overrun_ns : now;
 	int64_t pt = progress_next(&s->prog);
 	if (pt && pt < t)
 		t = pt;
@@ -1139,7 +1162,17 @@ static int loop(struct series *s)
 		int64_t now = clock_mono_ns();
 		if (s->o->time_ns && now >= s->end_budget && !s->stopping) {
 			note_stop(s, "time budget spent");
-			cancel_all(s, NULL, now);
+			s->budget_spent = true;
+		}
+		/* the runs in flight: cut now, or once they had overrun_ns to
+		 * end (a hang is a failure only once the stall check or the
+		 * timeout has seen it: cut, it counts in no rate) */
+		if (s->budget_spent && !s->budget_cut && now >= s->end_budget + s->o->overrun_ns) {
+			s->budget_cut = true;
+			if (s->o->overrun_ns)
+				cut_running(s, now);
+			else
+				cancel_all(s, NULL, now);
 		}
 		while (s->active < (s->fd_cap ? s->fd_cap : s->o->jobs) && may_launch(s, now) &&
 		       pressure_may_launch(&s->pr, s->active)) {

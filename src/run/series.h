@@ -50,6 +50,9 @@ struct run_opts {
 	unsigned jobs;
 	int64_t timeout_ns;
 	int64_t grace_ns;        /* SIGTERM -> SIGKILL */
+	int64_t overrun_ns;      /* once the time budget is spent, runs in flight may
+				  * end (a hang found and diagnosed, a timeout) for
+				  * this long before they are cut; 0: cut at once */
 	enum until_rule until;
 	uint64_t until_k;
 	char *until_text;        /* owned: as given, for the record */

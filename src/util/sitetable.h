@@ -26,7 +26,7 @@
 #define SITETABLE_MODS 64
 #define SITETABLE_PATH 512
 
-/* The interposed calls, in the library's numbering. */
+/* The interposed calls, in the library's numbering (new ones at the end). */
 #define SITETABLE_CALLS \
 	X(MUTEX_LOCK, "pthread_mutex_lock") X(MUTEX_TRYLOCK, "pthread_mutex_trylock") \
 	X(MUTEX_UNLOCK, "pthread_mutex_unlock") X(RWLOCK_RDLOCK, "pthread_rwlock_rdlock") \
@@ -35,7 +35,9 @@
 	X(COND_TIMEDWAIT, "pthread_cond_timedwait") X(COND_SIGNAL, "pthread_cond_signal") \
 	X(COND_BROADCAST, "pthread_cond_broadcast") X(SEM_WAIT, "sem_wait") \
 	X(SEM_POST, "sem_post") X(CREATE, "pthread_create") X(SCHED_YIELD, "sched_yield") \
-	X(NANOSLEEP, "nanosleep") X(USLEEP, "usleep") X(CLOCK_NANOSLEEP, "clock_nanosleep")
+	X(NANOSLEEP, "nanosleep") X(USLEEP, "usleep") X(CLOCK_NANOSLEEP, "clock_nanosleep") \
+	X(PAUSE, "pause") X(SIGSUSPEND, "sigsuspend") X(SIGWAIT, "sigwait") \
+	X(SIGWAITINFO, "sigwaitinfo") X(SIGTIMEDWAIT, "sigtimedwait")
 
 enum sitetable_call {
 #define X(id, name) CALL_##id,

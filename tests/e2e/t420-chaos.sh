@@ -17,6 +17,14 @@ check_eq "sync: the settings are recorded" \
 	"$(json "$TMP/s/runs.jsonl" '[(r["config"]["chaos"], r["config"]["sync_prob"], r["config"]["sync_max_us"]) for r in rows][0]')" \
 	"('sync', 0.05, 200)"
 
+# the signal waits are interposed too (a thread held up before it waits
+# for a signal misses the one that comes then): one call each, counted,
+# every wait returning as it must
+"$JOSTLE" run -q -n 1 --chaos sync --chaos-level 2 -o "$TMP/sw" -- "$FIX/sigwaits" 2>/dev/null
+check_eq "signal waits: the run passes" "$?" 0
+check "signal waits: pause, sigsuspend, sigwait, sigwaitinfo, sigtimedwait counted" \
+	grep -q '^sigwaits: waits=5 preload=yes calls=5$' "$TMP/sw/logs/0.log"
+
 # sync at level 2 perturbs a lot and still changes nothing
 FIX_OUT=$TMP/s2.txt "$JOSTLE" run -q -n 2 -j 2 --chaos sync --chaos-level 2 -o "$TMP/s2" -- "$M" 300 3 2>/dev/null
 check_eq "sync level 2: runs pass, counters exact" "$(grep -c 'total=900 .*preload=yes' "$TMP/s2.txt")" 2

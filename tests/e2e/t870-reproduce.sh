@@ -147,6 +147,18 @@ check_eq "gdb: exit 1" "$?" 1
 check "gdb: the replay of the failing run" grep -Eq "^jostle run --replay $TMP/g/gdb:[0-9]+ -n 1 -- $S one$" "$TMP/g.out"
 check_eq "gdb: it stopped at the first failure" "$(json "$TMP/g/gdb/runs.jsonl" 'sum(r["outcome"] == "fail" for r in rows) >= 1')" True
 
+# a batch's end does not cut a hang short: under --time, runs still going
+# when a phase's share is spent may end (the stall check, the timeout)
+# before they are cut, so a program whose every run deadlocks counts its
+# hangs (the plain loop's share of a 3 s search is 0.3 s, before the stall
+# check or a 2 s timeout can see one)
+"$JOSTLE" reproduce -q --time 3s --timeout 2s -j 2 --seed 7 -o "$TMP/h" -- "$FIX/hang" deadlock > /dev/null 2>&1
+check_eq "hangs: exit 1 (a reproducer written)" "$?" 1
+check_eq "hangs: the plain loop's hangs counted, none cut" \
+	"$(json "$TMP/h/natural/runs.jsonl" '(sum(r["outcome"] == "hang" for r in rows) >= 1, sum(r["outcome"] == "cut" for r in rows))')" "(True, 0)"
+check_eq "hangs: the natural rate is every run" \
+	"$(json "$TMP/h/reproducer.json" '(d["natural"]["fails"] == d["natural"]["runs"] >= 1)')" True
+
 # bad input: one line, exit 2, before anything runs
 usage() { "$@" > /dev/null 2> "$TMP/u.err"; echo "$?:$(wc -l < "$TMP/u.err")"; }
 check_eq "bad: a missing file" "$(usage "$JOSTLE" run --reproducer "$TMP/nope.json" -- "$S" one)" "2:1"
