@@ -5,10 +5,10 @@
  * (mutex, rwlock, spin lock, condition variable, semaphore), thread start,
  * sched_yield, the sleep calls and the signal waits. Around each one it
  * may inject a seeded perturbation: a yield, a short busy-spin or a short
- * sleep. A thread held up
- * just before it takes a lock, or just after it releases one, is exactly the
- * thread that loses a race; injecting that at random points with a fixed
- * seed makes rare interleavings common and repeatable in distribution.
+ * sleep. A thread held up just before it takes a lock, or just after it
+ * releases one, is exactly the thread that loses a race; injecting that at
+ * random points with a fixed seed makes rare interleavings common and
+ * repeatable in distribution.
  *
  * Environment (read once, in the constructor; jostle sets them per run):
  *   JOSTLE_CHAOS_PROB    probability of a perturbation at each interposed
@@ -72,11 +72,11 @@
  * guards sees it half-updated for longer), after it releases one, at
  * condition variables, semaphores, yields and sleeps, before a signal wait
  * (pause, sigsuspend, sigwait*), when a new thread starts (before its
- * function runs), in the creating thread just after
- * pthread_create returns (the child runs first: a program that reads what
- * the child sets up meets its bug) and in the thread that ends the process,
- * as the library's destructor runs (threads the program never joined get
- * further before exit ends them).
+ * function runs), in the creating thread just after pthread_create
+ * returns (the child runs first: a program that reads what the child sets
+ * up meets its bug) and in the thread that ends the process, as the
+ * library's destructor runs (threads the program never joined get further
+ * before exit ends them).
  *
  * Per-thread generator: JOSTLE_SEED mixed with the thread's ordinal (0 for
  * the first thread seen, then in pthread_create order), so a run's
