@@ -450,19 +450,6 @@ static void cancel_all(struct series *s, const struct run *done, int64_t now)
 	}
 }
 
-/* The time budget's cut after its overrun: the runs still going; one past
- * its deadline (a hang being diagnosed or killed) has its outcome already. */
-static void cut_running(struct series *s, int64_t now)
-{
-	for (unsigned i = 0; i < s->nslots; i++) {
-		struct run *r = &s->slots[i];
-		if (r->state == RS_RUNNING && !r->cancelled) {
-			r->cancelled = true;
-			begin_kill(s, r, now);
-		}
-	}
-}
-
 /*
  * The results cannot be written any more (a full disk, the folder removed):
  * say so once and end the series. runs.jsonl keeps every complete record
@@ -1166,13 +1153,13 @@ static int loop(struct series *s)
 		}
 		/* the runs in flight: cut now, or once they had overrun_ns to
 		 * end (a hang is a failure only once the stall check or the
-		 * timeout has seen it: cut, it counts in no rate) */
+		 * timeout has seen it: cut, it counts in no rate). Every one,
+		 * those being diagnosed too: the overrun is a bound (a diagnosis
+		 * whose unwinder failed held a series of reproduce 220 s past
+		 * its budget) */
 		if (s->budget_spent && !s->budget_cut && now >= s->end_budget + s->o->overrun_ns) {
 			s->budget_cut = true;
-			if (s->o->overrun_ns)
-				cut_running(s, now);
-			else
-				cancel_all(s, NULL, now);
+			cancel_all(s, NULL, now);
 		}
 		while (s->active < (s->fd_cap ? s->fd_cap : s->o->jobs) && may_launch(s, now) &&
 		       pressure_may_launch(&s->pr, s->active)) {
