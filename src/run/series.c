@@ -714,11 +714,12 @@ static void finish(struct series *s, struct run *r, int64_t now)
 			met = "failure limit reached";
 		else if (s->o->until == UNTIL_CONFIDENT && fails >= 1)
 			met = "a failure appeared before the bound was reached";
-		if (met)
+		/* every other stop cancels the runs in flight itself, the time
+		 * budget's once their overrun is over */
+		if (met) {
 			note_stop(s, met);
-		/* not the time budget's runs in flight during their overrun */
-		if (met || (s->stopping && !(s->budget_spent && !s->budget_cut)))
 			cancel_all(s, r, now);
+		}
 	}
 	/* slow and cut runs are no failure and no pass: their time is charged
 	 * to their arm (portfolio.h) */
