@@ -962,7 +962,10 @@ static void confirm(struct rep *R, struct slice *s)
 			break;
 	}
 	rate_text(s, text, sizeof(text));
-	say(R, "confirm (fresh runs): %s", text);
+	if (s->runs)
+		say(R, "confirm (fresh runs): %s", text);
+	else
+		say(R, "confirm: the budget left no time for fresh runs; the reproducer states the search's counts");
 	step_json(R, "confirm", cond, s, true);
 	free(dir);
 }
@@ -977,6 +980,13 @@ static int write_out(struct rep *R, const struct slice *conf)
 	reproducer_init(&r);
 	reproducer_copy(&r, &R->c[R->lead].cond);
 	r.command = xstrdup(R->o->path);
+	if (!conf->runs) {
+		/* the search overran what the confirmation was kept (hangs
+		 * whose batches ran on into its share): the leader's own
+		 * counts, labelled, rather than "0 of 0" */
+		conf = &R->c[R->lead].s;
+		r.from_search = true;
+	}
 	r.runs = conf->runs;
 	r.fails = conf->fails;
 	stats_wilson(conf->fails, conf->runs, STATS_Z95, &lo, &hi);
@@ -1017,8 +1027,9 @@ static int write_out(struct rep *R, const struct slice *conf)
 			r.sites[i].line, strrchr(r.sites[i].module, '/') ? strrchr(r.sites[i].module, '/') + 1 : r.sites[i].module,
 			r.sites[i].off, 100 * r.sites[i].prob);
 	if (!R->o->quiet)
-		fprintf(stderr, "jostle: fails %.0f%% of runs [%.0f%%, %.0f%%], %.1f failures/min; natural rate %s; "
+		fprintf(stderr, "jostle: fails %.0f%% of runs [%.0f%%, %.0f%%]%s, %.1f failures/min; natural rate %s; "
 			"found in %.0f s\n", r.runs ? 100.0 * (double)r.fails / (double)r.runs : 0, 100 * lo, 100 * hi,
+			r.from_search ? " in the search (not confirmed: a search's best flatters itself)" : "",
 			r.fails_per_min, nat, r.build_s);
 	struct dbuf cmd;
 	dbuf_init(&cmd, 1u << 20);

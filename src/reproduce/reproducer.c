@@ -199,6 +199,8 @@ int reproducer_read(struct reproducer *r, const char *path, char *why, size_t wh
 		r->lo = jsonr_num(m, "lo", 0);
 		r->hi = jsonr_num(m, "hi", 0);
 		r->fails_per_min = jsonr_num(m, "fails_per_min", 0);
+		const char *from = jsonr_str(m, "from");
+		r->from_search = from && strcmp(from, "search") == 0;
 		r->natural_runs = (uint64_t)jsonr_num(nat, "runs", 0);
 		r->natural_fails = (uint64_t)jsonr_num(nat, "fails", 0);
 		r->build_s = jsonr_num(o, "build_s", 0);
@@ -283,6 +285,7 @@ int reproducer_write(const struct reproducer *r, const char *path, char *const *
 	jsonw_kdbl(&b, "lo", r->lo);
 	jsonw_kdbl(&b, "hi", r->hi);
 	jsonw_kdbl(&b, "fails_per_min", r->fails_per_min);
+	jsonw_kstr(&b, "from", r->from_search ? "search" : "confirmation");
 	dbuf_addc(&b, '}');
 	jsonw_key(&b, "natural");
 	dbuf_addc(&b, '{');

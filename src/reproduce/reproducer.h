@@ -54,8 +54,11 @@ struct reproducer {
 	struct rsite *sites;    /* owned */
 	size_t nsites;
 	char *command;          /* owned: the command's resolved path, or NULL */
-	/* what reproduce measured (0 when not known) */
+	/* what reproduce measured (0 when not known): on the confirmation's
+	 * fresh runs, or, when the budget left it none (`from_search`), the
+	 * leader's runs in the search, which chose it and so flatter it */
 	uint64_t runs, fails;
+	bool from_search;
 	double lo, hi, fails_per_min;
 	uint64_t natural_runs, natural_fails;
 	double build_s;

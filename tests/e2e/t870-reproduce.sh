@@ -24,8 +24,8 @@ check_eq "json: the condition is complete" \
 	"['arm', 'chaos', 'cpus', 'jobs', 'level', 'noise', 'sites', 'steps', 'sync_max_us']"
 check_eq "json: sync chaos, -j set" "$(json "$R" '(d["condition"]["chaos"], d["condition"]["jobs"] >= 1)')" "('sync', True)"
 check_eq "json: the measured rate beats the natural one" \
-	"$(json "$R" '(d["measured"]["fails"] == d["measured"]["runs"] >= 20, d["measured"]["lo"] > 0.8, d["natural"]["fails"], d["natural"]["runs"] > 0)')" \
-	"(True, True, 0, True)"
+	"$(json "$R" '(d["measured"]["fails"] == d["measured"]["runs"] >= 20, d["measured"]["lo"] > 0.8, d["natural"]["fails"], d["natural"]["runs"] > 0, d["measured"]["from"])')" \
+	"(True, True, 0, True, 'confirmation')"
 check_eq "json: the search's steps" "$(json "$R" '[s["step"] for s in d["search"]][:2] + [d["search"][-1]["step"]]')" \
 	"['natural', 'auto', 'confirm']"
 check "search: auto's arms raced side by side" \
@@ -158,6 +158,16 @@ check_eq "hangs: the plain loop's hangs counted, none cut" \
 	"$(json "$TMP/h/natural/runs.jsonl" '(sum(r["outcome"] == "hang" for r in rows) >= 1, sum(r["outcome"] == "cut" for r in rows))')" "(True, 0)"
 check_eq "hangs: the natural rate is every run" \
 	"$(json "$TMP/h/reproducer.json" '(d["natural"]["fails"] == d["natural"]["runs"] >= 1)')" True
+
+# a search that overran the confirmation's share (every run outlasts the
+# budget) still writes its reproducer, with the leader's counts from the
+# search, labelled, not "0 of 0"
+"$JOSTLE" reproduce --time 2s --timeout 10s -o "$TMP/ns" -- sh -c 'sleep 3; exit 1' > /dev/null 2> "$TMP/ns.err"
+check_eq "unconfirmed: exit 1 (a reproducer written)" "$?" 1
+check_eq "unconfirmed: the search's counts, labelled" \
+	"$(json "$TMP/ns/reproducer.json" '(d["measured"]["from"], d["measured"]["fails"] == d["measured"]["runs"] >= 1)')" "('search', True)"
+check "unconfirmed: says so" grep -q 'in the search (not confirmed' "$TMP/ns.err"
+check_eq "unconfirmed: it applies" "$("$JOSTLE" run -q --reproducer "$TMP/ns/reproducer.json" -n 1 -o "$TMP/ns-run" -- true > /dev/null 2>&1; echo $?)" 0
 
 # bad input: one line, exit 2, before anything runs
 usage() { "$@" > /dev/null 2> "$TMP/u.err"; echo "$?:$(wc -l < "$TMP/u.err")"; }
