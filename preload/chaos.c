@@ -27,7 +27,11 @@
  *   JOSTLE_CHAOS_STEP    "1": `--chaos step`, holds threads up before single
  *                        instructions ("instruction steps" below; x86-64)
  *   JOSTLE_CHAOS_STEPS   with it: the most instructions a process is stepped
- *                        through (default 100000)
+ *                        through (default 60000)
+ *   JOSTLE_CHAOS_STEP_THREADS  with it: the threads stepped, a mask of their
+ *                        ordinals in creation order (bit 0 the first, bit 7
+ *                        the 7th and every later one); default: every one
+ *                        but the first, or every one, by the seed
  *   JOSTLE_SEED          the run's seed (0x-prefixed hex or decimal)
  *   JOSTLE_CHAOS_STATS   if set, a file to which each process appends one line
  *                        "jostle-chaos: pid P: N calls interposed, D delays"
@@ -755,7 +759,7 @@ static void sites_after_fork(void)
 
 static int64_t g_steps_left = 60000;   /* instructions, the process's threads together */
 static uint64_t g_step_threshold;      /* hold up at a shared access when rng < this */
-static int g_step_main;                /* the first thread is stepped too */
+static unsigned g_step_who;            /* the threads stepped: bit k thread k (bit 7: 7 and later) */
 static uintptr_t g_code_lo[STEP_RANGES], g_code_hi[STEP_RANGES];
 static int g_code_nr;
 static struct sigaction g_user_trap;   /* the program's own SIGTRAP action */
@@ -925,7 +929,15 @@ static void step_init(void)
 		f = u - k;
 		g_step_threshold = (UINT64_MAX >> k) - (uint64_t)((double)(UINT64_MAX >> (k + 1)) * f);
 	}
-	g_step_main = rng_splitmix64(&s) & 1;
+	/* which threads: jostle's draw (JOSTLE_CHAOS_STEP_THREADS), else
+	 * every one but the first, or every one, in half the runs each */
+	g_step_who = rng_splitmix64(&s) & 1 ? 0xff : 0xfe;
+	v = getenv("JOSTLE_CHAOS_STEP_THREADS");
+	if (v) {
+		uint64_t who = parse_u64(v, &ok);
+		if (ok && (who & 0xff))
+			g_step_who = (unsigned)(who & 0xff);
+	}
 	dl_iterate_phdr(code_range, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = step_trap;
@@ -972,10 +984,11 @@ static void step_resume(struct tstate *t)
  * Start stepping thread t. A new thread first waits a random share of the
  * longest delay: threads then start in a random order, as PCT's random
  * priorities run them (the last of ten setters may run before the checker
- * created after it). The first thread is stepped, from its first
- * pthread_create on, in half the runs: holding it up makes the race of a
- * program whose main thread takes part, and hides one whose main thread
- * only creates the others.
+ * created after it). Only the threads of g_step_who are stepped then (the
+ * first thread from its first pthread_create on): holding the first one up
+ * makes the race of a program whose main thread takes part, and hides one
+ * whose main thread only creates the others; stepping one thread alone
+ * holds it up while the others run at full speed.
  */
 static void step_begin(struct tstate *t)
 {
@@ -989,9 +1002,9 @@ static void step_begin(struct tstate *t)
 		if (g_delay)
 			account_delay(mono_ns() - t0, 0);
 		t->spent_ns += ns;
-	} else if (!g_step_main) {
-		return;
 	}
+	if (!(g_step_who & (1u << (t->ordinal < 7 ? t->ordinal : 7))))
+		return;
 	step_resume(t);
 }
 

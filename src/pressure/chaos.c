@@ -247,7 +247,18 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 	*max_us = maxes[intensity];
 }
 
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps)
+int chaos_step_threads_draw(uint64_t seed)
+{
+	uint64_t s = seed ^ 0x7374657077686fULL;   /* "stepwho": apart from the run's other draws */
+	uint64_t u = rng_splitmix64(&s);
+
+	if (u & 1)
+		return (u & 2) ? CHAOS_STEP_THREADS_ALL : CHAOS_STEP_THREADS_ALL & ~1;
+	return 1 << ((u >> 2) & 3);
+}
+
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps,
+		    int step_threads)
 {
 	char buf[64];
 
@@ -262,6 +273,10 @@ void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us
 		strvec_setenv(env, "JOSTLE_CHAOS_STEP", "1");
 		snprintf(buf, sizeof(buf), "%d", steps);
 		strvec_setenv(env, "JOSTLE_CHAOS_STEPS", buf);
+		if (step_threads > 0) {
+			snprintf(buf, sizeof(buf), "%d", step_threads & CHAOS_STEP_THREADS_ALL);
+			strvec_setenv(env, "JOSTLE_CHAOS_STEP_THREADS", buf);
+		}
 	}
 }
 

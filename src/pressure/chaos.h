@@ -101,7 +101,20 @@ void chaos_tick(struct chaos_run *c, int64_t now_ns);
  * perturbation, at most that many instructions a process
  * (JOSTLE_CHAOS_STEP, JOSTLE_CHAOS_STEPS); 0: none.
  */
-void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps);
+void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps,
+		    int step_threads);
+
+/*
+ * --chaos step: which threads a run steps (a mask of thread ordinals in
+ * creation order, 0 the first; bit 7 stands for the 7th and every later
+ * one), drawn from the run's seed. Half the runs step every thread but the
+ * first, or every one; the other half step one thread alone, one of the
+ * first four: a thread held up at its shared accesses while the others run
+ * free is PCT's one low-priority thread (a producer held between publishing
+ * an index and writing the slot it names, its consumer never stepped).
+ */
+#define CHAOS_STEP_THREADS_ALL 0xff
+int chaos_step_threads_draw(uint64_t seed);
 
 /*
  * Where libjostle-chaos.so is: $JOSTLE_CHAOS_LIB, else next to the jostle

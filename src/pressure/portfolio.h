@@ -87,6 +87,9 @@ struct pconfig {
 	int span_ms;           /* thread chaos span (replay sets it) */
 	int steps;             /* --chaos step: most instructions stepped per
 				* process (0: the library's default) */
+	int step_threads;      /* --chaos step: the threads stepped, a mask of
+				* their ordinals (bit 7: the 7th and later);
+				* 0: drawn per run (chaos_step_threads_draw) */
 };
 
 struct parm {

@@ -573,6 +573,8 @@ static void config_json(struct pressure *p, struct pressure_run *r, const struct
 		if (r->steps > 0) {
 			dbuf_addc(&b, ',');
 			jsonw_kint(&b, "steps", r->steps);
+			dbuf_addc(&b, ',');
+			jsonw_kint(&b, "step_threads", r->step_threads);
 		}
 	}
 	if (r->sites) {
@@ -695,11 +697,14 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 				r->budget_us = c->sync_budget_us;
 			/* auto steps a busy program less: a trap costs more than
 			 * most instructions (portfolio.h) */
-			if (step)
+			if (step) {
 				r->steps = c->steps > 0 ? c->steps :
 					   p->is_auto ? portfolio_step_draw(&p->pf, *seed, &r->step_depth) :
 					   PORTFOLIO_STEP_MAX;
-			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us, r->steps);
+				r->step_threads = c->step_threads > 0 ? c->step_threads :
+						  chaos_step_threads_draw(*seed);
+			}
+			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us, r->steps, r->step_threads);
 			run_sites(p, r, *seed);
 		}
 		if (same_run) {

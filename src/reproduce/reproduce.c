@@ -4,7 +4,8 @@
  *
  * The budget (-n runs, --time, default 2 minutes) is shared out by phase:
  * natural 10%, auto 20%, its arms' race 10%, localize 18%, the sites'
- * race 12%, tune 30%, the confirmation what is left (15% kept for it). A
+ * race 12%, one thread stepped alone 8%, tune 30%, the confirmation what
+ * is left (15% kept for it). A
  * phase that has nothing to do (no dynamic binary to localize, nothing to
  * race) leaves its share to the ones after it; runs in flight at a
  * series' end have OVERRUN_NS more to end. Every series has its own master
@@ -52,6 +53,8 @@
 #define SITE_DELAYS_LONE 2.0    /* long delays per run at a site alone */
 #define SITE_LONE_BELOW 0.5     /* ... tried while the leader fails fewer runs */
 #define OVERRUN_NS (5 * NS_PER_S)  /* runs in flight at a batch's end: their time to end */
+#define ALONE_THREADS 4         /* step: each of the first threads stepped alone */
+#define ALONE_BELOW 0.5         /* ... tried while the leader fails fewer runs */
 
 struct cand {
 	char name[64];
@@ -913,6 +916,46 @@ static void ladder(struct rep *R, double share)
 	}
 }
 
+/*
+ * One thread stepped alone (--chaos step, config.step_threads): each of
+ * the first ALONE_THREADS threads, while the leader fails under half its
+ * runs. A thread held up at its shared accesses while the others run free
+ * opens a window that stepping every thread keeps shut (a producer held
+ * between publishing its head and writing the slot: its consumer, stepped
+ * too, falls behind and never reads the slot early: spsc_ring_publish
+ * failed 0 of 25 runs so and 3 of 4 with the producer alone). From the
+ * leader's load when it is a step condition, else the series' -j. Needs
+ * the chaos library, so a dynamically linked program; x86-64.
+ */
+static void alone_phase(struct rep *R)
+{
+#if defined(__x86_64__)
+	if (localize_check_dynamic(R->o->path) != 0 ||
+	    (R->lead >= 0 && smoothed(&R->c[R->lead].s) >= ALONE_BELOW))
+		return;
+	const struct reproducer *lead = R->lead >= 0 ? &R->c[R->lead].cond : NULL;
+	bool from_lead = lead && (lead->chaos & CHAOS_STEP_BIT) && !lead->nsites;
+	for (int k = 0; k < ALONE_THREADS; k++) {
+		char name[48];
+		snprintf(name, sizeof(name), "thread %d stepped alone", k);
+		struct cand *c = cand_new(R, name);
+		if (!c)
+			return;
+		struct reproducer *r = &c->cond;
+		if (from_lead) {
+			reproducer_copy(r, lead);
+		} else {
+			snprintf(r->arm, sizeof(r->arm), "step");
+			r->chaos = CHAOS_STEP;
+			r->level = 1;
+		}
+		r->step_threads = 1 << k;
+	}
+#else
+	(void)R;
+#endif
+}
+
 /* Race the candidates made since `first` (and the leader). */
 static void race_from(struct rep *R, size_t first, double share, const char *what)
 {
@@ -1079,6 +1122,9 @@ int reproduce_run(const struct reproduce_opts *ro)
 	first = R.nc;
 	sites_phase(&R);
 	race_from(&R, first, 0.12, "sites");
+	first = R.nc;
+	alone_phase(&R);
+	race_from(&R, first, 0.08, "threads stepped alone");
 	/* nothing failed yet: the rest of the budget to more of auto */
 	for (int k = 2; R.lead < 0 && !R.interrupted && !R.status; k++) {
 		char name[32];

@@ -18,6 +18,9 @@
  *      (localize's own condition); while the leader fails under half its
  *      runs, each site alone with a couple of long delays a run too; all
  *      raced with the leader;
+ *   3b. threads alone: while the leader fails under half its runs, step
+ *      chaos with one thread alone stepped, each of the first four (a
+ *      thread held up while the others run free), raced with the leader;
  *   4. tune: the leader (the plain loop too) pushed every way that applies
  *      (twice and half its -j, stronger delays, twice and half its step
  *      depth, all runs on one CPU, more preemptions), raced with the

@@ -51,7 +51,7 @@ void reproducer_release(struct reproducer *r)
 /* The chaos settings of a condition: its member, the engine's (struct
  * pconfig) - one list for reading a condition and applying it. */
 #define SETTINGS(X) X(chaos, chaos) X(level, intensity) X(sync_prob, sync_prob) X(sync_max_us, sync_max_us) \
-	X(sync_budget_us, sync_budget_us) X(steps, steps) X(span_ms, span_ms)
+	X(sync_budget_us, sync_budget_us) X(steps, steps) X(step_threads, step_threads) X(span_ms, span_ms)
 
 /* The condition members of a config object (a run record's, or the
  * "condition" of reproducer.json). */
@@ -74,9 +74,9 @@ static int condition_from(struct reproducer *r, const cJSON *cfg, char *why, siz
 	}
 	const struct pconfig *k = &c.k;
 	if (k->intensity < 0 || k->intensity > 2 || !(k->sync_prob >= 0 && k->sync_prob <= 1) || k->sync_max_us < 0 ||
-	    k->steps < 0 || !(c.jobs >= 0 && c.jobs <= 4096)) {
+	    k->steps < 0 || k->step_threads < 0 || k->step_threads > 255 || !(c.jobs >= 0 && c.jobs <= 4096)) {
 		snprintf(why, whylen, "a value of the condition is out of range (level 0..2, sync_prob 0..1, "
-			 "jobs 0..4096)");
+			 "step_threads 0..255, jobs 0..4096)");
 		return -EINVAL;
 	}
 #define FROM_K(rf, kf) r->rf = k->kf;
@@ -264,6 +264,7 @@ int reproducer_write(const struct reproducer *r, const char *path, char *const *
 	jsonw_kint(&b, "sync_max_us", r->sync_max_us);
 	jsonw_kint(&b, "sync_budget_us", r->sync_budget_us);
 	jsonw_kint(&b, "steps", r->steps);
+	jsonw_kint(&b, "step_threads", r->step_threads);
 	jsonw_kint(&b, "span_ms", r->span_ms);
 	jsonw_kuint(&b, "jobs", r->jobs);
 	jsonw_kstr(&b, "cpus", r->cpus);
@@ -304,7 +305,7 @@ int reproducer_write(const struct reproducer *r, const char *path, char *const *
 
 const char *reproducer_describe(const struct reproducer *r, char *buf, size_t len)
 {
-	char jobs[32] = "", cpus[300] = "", sites[96] = "", steps[48] = "";
+	char jobs[32] = "", cpus[300] = "", sites[96] = "", steps[80] = "";
 
 	if (r->jobs)
 		snprintf(jobs, sizeof(jobs), ", -j %u", r->jobs);
@@ -323,8 +324,17 @@ const char *reproducer_describe(const struct reproducer *r, char *buf, size_t le
 		snprintf(sites, sizeof(sites), ", delays at %.0f%% of calls up to %d us", 100 * r->sync_prob,
 			 r->sync_max_us);
 	}
-	if (r->steps)
+	if (r->steps) {
+		int who = r->step_threads & 0xff;
 		snprintf(steps, sizeof(steps), ", %d steps", r->steps);
+		if (who == 0xfe)
+			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), " (every thread but the first)");
+		else if (who && !(who & (who - 1)))
+			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), " (thread %d%s alone)",
+				 __builtin_ctz((unsigned)who), who == 0x80 ? " and later" : "");
+		else if (who && who != 0xff)
+			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), " (threads 0x%02x)", who);
+	}
 	snprintf(buf, len, "%s (chaos %s%s%s%s%s%s%s)", r->arm, chaos_mode_name(r->chaos), jobs, cpus, steps,
 		 r->noise[0] ? ", noise " : "", r->noise, sites);
 	return buf;

@@ -5,7 +5,7 @@
  * docs/reproduce.md).
  *
  * A condition is what a recorded run's "config" says (arm, chaos mode and
- * level, sync delays, step depth, -j, CPU set, noise; what `--replay`
+ * level, sync delays, step depth and threads, -j, CPU set, noise; what `--replay`
  * repeats) plus, for sync delays aimed at call sites, the sites: each by
  * module + offset (where the preload library matches it) and by call,
  * function and file:line (what survives a rebuild). Every run under it
@@ -47,7 +47,7 @@ struct reproducer {
 	enum chaos_mode chaos;
 	int level;
 	double sync_prob;       /* 0: the level's */
-	int sync_max_us, sync_budget_us, steps, span_ms;
+	int sync_max_us, sync_budget_us, steps, step_threads, span_ms;
 	unsigned jobs;          /* runs at a time (0: the series' -j) */
 	char cpus[256];         /* CPU list, "" all */
 	char noise[128];        /* noise spec, "" none */

@@ -41,6 +41,7 @@ int replay_config_read(const cJSON *cfg, struct replay_config *c, char *why, siz
 	c->k.sync_max_us = (int)jsonr_num(cfg, "sync_max_us", 0);
 	c->k.sync_budget_us = (int)jsonr_num(cfg, "sync_budget_us", 0);
 	c->k.steps = (int)jsonr_num(cfg, "steps", 0);
+	c->k.step_threads = (int)jsonr_num(cfg, "step_threads", 0);
 	c->k.span_ms = (int)jsonr_num(cfg, "span_ms", 0);
 	c->jobs = jsonr_num(cfg, "jobs", 0);
 	return 0;

@@ -14,8 +14,11 @@ if [ "$(uname -m)" != x86_64 ]; then
 fi
 
 "$JOSTLE" run -q -n 20 -j 2 --chaos step --seed 3 -o "$TMP/held" -- "$P" held > /dev/null 2>&1
-check_eq "step: every run held the looping thread up (20 of 20 exit 1)" \
-	"$(json "$TMP/held/runs.jsonl" '[r["exit"] for r in rows].count(1)')" 20
+check_eq "step: every run that stepped the looping thread (ordinal 1) held it up, and no other run (20 of 20)" \
+	"$(json "$TMP/held/runs.jsonl" 'sum((r["config"]["step_threads"] & 2 != 0) == (r["exit"] == 1) for r in rows)')" 20
+check_eq "step: which threads, drawn per run: every one but the first, every one, or one alone" \
+	"$(json "$TMP/held/runs.jsonl" '(set(r["config"]["step_threads"] for r in rows) <= {254, 255, 1, 2, 4, 8}, len(set(r["exit"] for r in rows)))')" \
+	"(True, 2)"
 check_eq "step: each run's configuration says so" \
 	"$(json "$TMP/held/runs.jsonl" 'sorted({(r["config"]["arm"], r["config"]["chaos"], r["config"]["sync_prob"], r["config"]["sync_max_us"], r["config"]["sync_budget_us"], r["config"]["steps"]) for r in rows})')" \
 	"[('step', 'step', 0, 5000, 20000, 60000)]"
@@ -53,6 +56,23 @@ mkdir -p "$TMP/budget" && mv "$TMP/budget.jsonl" "$TMP/budget/runs.jsonl"
 "$JOSTLE" run -q -n 1 --replay "$TMP/budget:5" -o "$TMP/rep2" -- "$P" held > /dev/null 2>&1
 check_eq "replay: the recorded instruction budget" \
 	"$(json "$TMP/rep2/runs.jsonl" '[r["config"]["steps"] for r in rows]')" "[12345]"
+
+# the threads stepped are part of a condition: a reproducer that names
+# them steps those alone
+for who in 1 2; do
+	/usr/bin/python3 - "$TMP/who$who.json" "$who" <<'PY'
+import json, sys
+cond = {"arm": "step", "chaos": "step", "level": 1, "sync_prob": 0, "sync_max_us": 5000,
+        "sync_budget_us": 20000, "steps": 60000, "step_threads": int(sys.argv[2]), "span_ms": 0,
+        "jobs": 1, "cpus": "", "noise": "", "sites": []}
+json.dump({"version": 1, "condition": cond}, open(sys.argv[1], "w"))
+PY
+	"$JOSTLE" run -q -n 3 --reproducer "$TMP/who$who.json" -o "$TMP/rw$who" -- "$P" held > /dev/null 2>&1
+done
+check_eq "reproducer: the first thread alone: the looping thread never held up (3 runs)" \
+	"$(json "$TMP/rw1/runs.jsonl" '[(r["config"]["step_threads"], r["exit"]) for r in rows]')" "[(1, 0), (1, 0), (1, 0)]"
+check_eq "reproducer: the looping thread alone: held up every time (3 runs)" \
+	"$(json "$TMP/rw2/runs.jsonl" '[(r["config"]["step_threads"], r["exit"]) for r in rows]')" "[(2, 1), (2, 1), (2, 1)]"
 
 "$JOSTLE" run -n 1 --chaos steps -o "$TMP/bad" -- "$P" held > /dev/null 2> "$TMP/bad.err"
 check_eq "a wrong mode: exit 2" "$?" 2

@@ -69,6 +69,20 @@ check_eq "long: the reproducer delays at the lock in take_slot alone, up to 20 m
 check_eq "long: no sweep behind a leader that fails most runs" \
 	"$(json "$T" 'any(s["step"].startswith("long delays at site ") for s in d["search"])')" False
 
+# one thread stepped alone (step_probe alone fails exactly when its second
+# thread is stepped and its first is not: config.step_threads 4): the
+# reproducer steps that thread alone, and fails every run; behind a leader
+# that fails most runs, no thread is tried alone
+if [ "$(uname -m)" = x86_64 ]; then
+	"$JOSTLE" reproduce -q -n 300 -j 2 --seed 7 -o "$TMP/a" -- "$FIX/step_probe" alone > /dev/null 2>&1
+	check_eq "alone: exit 1" "$?" 1
+	check_eq "alone: thread 2 stepped alone, every confirmation run failed" \
+		"$(json "$TMP/a/reproducer.json" '(d["condition"]["chaos"], d["condition"]["step_threads"], d["measured"]["fails"] == d["measured"]["runs"] >= 20)')" \
+		"('step', 4, True)"
+	check_eq "alone: not tried behind a leader that fails most runs" \
+		"$(json "$R" 'any(s["step"].endswith(" stepped alone") for s in d["search"])')" False
+fi
+
 # the climb: a program whose every run fails by its seed alone (2 in 5,
 # whatever the condition). A tune variant that wins the race is pushed
 # further (the same way, then every way from it): no kept tune step is the

@@ -24,7 +24,7 @@ int main(void)
 
 	strvec_setenv(&env, "LD_PRELOAD", "/usr/lib/libuser.so");
 	strvec_setenv(&env, "ASAN_OPTIONS", "detect_leaks=0");
-	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200, 0, 0);
+	chaos_sync_env(&env, "/x/libjostle-chaos.so", 0.05, 200, 0, 0, 0);
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/libjostle-chaos.so:/usr/lib/libuser.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "detect_leaks=0:verify_asan_link_order=0");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_PROB"), "0.05");
@@ -32,14 +32,26 @@ int main(void)
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "0");
 	CHECK(strvec_getenv(&env, "JOSTLE_CHAOS_STEP") == NULL);
 	CHECK(strvec_getenv(&env, "JOSTLE_CHAOS_STEPS") == NULL);
+	CHECK(strvec_getenv(&env, "JOSTLE_CHAOS_STEP_THREADS") == NULL);
 	strvec_release(&env);
-	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000, 20000, 25000);
+	chaos_sync_env(&env, "/x/lib.so", 0.2, 1000, 20000, 25000, 2);
+	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_STEP_THREADS"), "2");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_BUDGET_US"), "20000");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_STEP"), "1");
 	CHECK_STR(strvec_getenv(&env, "JOSTLE_CHAOS_STEPS"), "25000");
 	CHECK_STR(strvec_getenv(&env, "LD_PRELOAD"), "/x/lib.so");
 	CHECK_STR(strvec_getenv(&env, "ASAN_OPTIONS"), "verify_asan_link_order=0");
 	strvec_release(&env);
+	/* which threads a step run steps: every one but the first, every
+	 * one, or one alone of the first four, each drawn (of 4000 seeds) */
+	{
+		unsigned seen[256] = { 0 };
+		for (uint64_t s = 0; s < 4000; s++)
+			seen[chaos_step_threads_draw(s * 0x9e3779b97f4a7c15ULL)]++;
+		CHECK(seen[0xff] > 800 && seen[0xff] < 1200 && seen[0xfe] > 800 && seen[0xfe] < 1200);
+		CHECK(seen[1] > 350 && seen[1] < 650 && seen[2] > 350 && seen[8] > 350 && seen[8] < 650);
+		CHECK(seen[0xff] + seen[0xfe] + seen[1] + seen[2] + seen[4] + seen[8] == 4000);
+	}
 	chaos_sync_level(0, &prob, &max_us);
 	CHECK(prob > 0 && prob < 0.05 && max_us > 0);
 	chaos_sync_level(9, &prob, &max_us);
