@@ -247,14 +247,18 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 	*max_us = maxes[intensity];
 }
 
+const int chaos_step_whos[CHAOS_STEP_WHOS] = { CHAOS_STEP_THREADS_ALL, CHAOS_STEP_THREADS_ALL & ~1, 1, 2, 4, 8 };
+const double chaos_step_who_odds[CHAOS_STEP_WHOS] = { 0.25, 0.25, 0.125, 0.125, 0.125, 0.125 };
+
 int chaos_step_threads_draw(uint64_t seed)
 {
 	uint64_t s = seed ^ 0x7374657077686fULL;   /* "stepwho": apart from the run's other draws */
-	uint64_t u = rng_splitmix64(&s);
+	double u = rng_unit(&s);
+	int k = 0;
 
-	if (u & 1)
-		return (u & 2) ? CHAOS_STEP_THREADS_ALL : CHAOS_STEP_THREADS_ALL & ~1;
-	return 1 << ((u >> 2) & 3);
+	while (k < CHAOS_STEP_WHOS - 1 && u >= chaos_step_who_odds[k])
+		u -= chaos_step_who_odds[k++];
+	return chaos_step_whos[k];
 }
 
 void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps,

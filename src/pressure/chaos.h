@@ -114,6 +114,9 @@ void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us
  * an index and writing the slot it names, its consumer never stepped).
  */
 #define CHAOS_STEP_THREADS_ALL 0xff
+#define CHAOS_STEP_WHOS 6
+extern const int chaos_step_whos[CHAOS_STEP_WHOS];      /* 0xff, 0xfe, then 1, 2, 4, 8 */
+extern const double chaos_step_who_odds[CHAOS_STEP_WHOS]; /* 1/4, 1/4, then 1/8 each */
 int chaos_step_threads_draw(uint64_t seed);
 
 /*

@@ -972,48 +972,80 @@ int portfolio_step_budget(const struct portfolio *p)
 	return steps < PORTFOLIO_STEP_MIN ? PORTFOLIO_STEP_MIN : steps > PORTFOLIO_STEP_MAX ? PORTFOLIO_STEP_MAX : (int)lround(steps);
 }
 
+/*
+ * One of n choices of the step runs (an octave, the threads stepped), from
+ * their failures, runs and CPU: before any failure by `odds` (NULL:
+ * uniform); after, as the arms (choose): a Beta prior of PRIOR_RUNS runs at
+ * the step runs' pooled rate, the CPU of a run with a prior of one run of
+ * a step run's mean CPU times scale(k) (NULL: 1), the best failures per
+ * CPU second.
+ */
+static int step_pick(uint64_t *s, int n, const double *fails, const double *runs, const double *cpu,
+		     const double *odds, const double *scale)
+{
+	double f_all = 0, n_all = 0, cpu_all = 0, best = -1;
+	int k = 0;
+
+	for (int d = 0; d < n; d++) {
+		f_all += fails[d];
+		n_all += runs[d];
+		cpu_all += cpu[d];
+	}
+	if (f_all == 0) {
+		if (!odds)
+			return (int)rng_below(s, (uint64_t)n);
+		double u = rng_unit(s);
+		while (k < n - 1 && u >= odds[k])
+			u -= odds[k++];
+		return k;
+	}
+	double pooled = f_all / n_all, mean_cpu = n_all > 0 && cpu_all > 0 ? cpu_all / n_all : 1.0;
+	for (int d = 0; d < n; d++) {
+		double theta = beta_draw(s, PRIOR_RUNS * pooled + fails[d], PRIOR_RUNS * (1 - pooled) + runs[d] - fails[d]);
+		double run_cpu = (cpu[d] + mean_cpu * (scale ? scale[d] : 1)) / (runs[d] + 1);
+		double score = theta / (run_cpu > 1e-6 ? run_cpu : 1e-6);
+		if (score > best) {
+			best = score;
+			k = d;
+		}
+	}
+	return k;
+}
+
 int portfolio_step_draw(const struct portfolio *p, uint64_t seed, int *depth)
 {
 	uint64_t s = seed ^ 0x7374657073ULL;   /* "steps": apart from the run's other draws */
-	double fails = 0, runs = 0, cpu = 0, best = -1;
-	int k = 0;
+	double scale[PORTFOLIO_STEP_DEPTHS];
 
-	for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++) {
-		fails += p->step_fails[d];
-		runs += p->step_runs[d];
-		cpu += p->step_cpu[d];
-	}
-	if (fails == 0) {
-		k = (int)rng_below(&s, PORTFOLIO_STEP_DEPTHS);
-	} else {
-		/* as the arms (choose): a Beta prior of PRIOR_RUNS runs at the
-		 * step runs' pooled rate; the CPU of a run with a prior of one
-		 * run of a step run's mean CPU, scaled to the octave */
-		double pooled = fails / runs, mean_cpu = runs > 0 && cpu > 0 ? cpu / runs : 1.0;
-		for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++) {
-			double f = p->step_fails[d], n = p->step_runs[d];
-			double theta = beta_draw(&s, PRIOR_RUNS * pooled + f, PRIOR_RUNS * (1 - pooled) + n - f);
-			double run_cpu = (p->step_cpu[d] + mean_cpu * exp2(-d)) / (n + 1);
-			double score = theta / (run_cpu > 1e-6 ? run_cpu : 1e-6);
-			if (score > best) {
-				best = score;
-				k = d;
-			}
-		}
-	}
+	for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++)
+		scale[d] = exp2(-d);   /* an octave's prior CPU: its share of the budget */
+	int k = step_pick(&s, PORTFOLIO_STEP_DEPTHS, p->step_fails, p->step_runs, p->step_cpu, NULL, scale);
 	*depth = k;
 	/* log-uniform within the octave: [budget / 2^(k+1), budget / 2^k] */
 	long n = lround((double)portfolio_step_budget(p) * exp2(-(double)k - rng_unit(&s)));
 	return n > 1 ? (int)n : 1;
 }
 
-void portfolio_step_feedback(struct portfolio *p, int depth, bool failed, double cpu_s)
+int portfolio_step_who_draw(const struct portfolio *p, uint64_t seed, int *who)
 {
-	if (depth < 0 || depth >= PORTFOLIO_STEP_DEPTHS)
-		return;
-	p->step_runs[depth]++;
-	p->step_fails[depth] += failed;
-	p->step_cpu[depth] += cpu_s > 0 ? cpu_s : 0;
+	uint64_t s = seed ^ 0x7374657077686fULL;   /* "stepwho", as chaos_step_threads_draw */
+
+	*who = step_pick(&s, CHAOS_STEP_WHOS, p->who_fails, p->who_runs, p->who_cpu, chaos_step_who_odds, NULL);
+	return chaos_step_whos[*who];
+}
+
+void portfolio_step_feedback(struct portfolio *p, int depth, int who, bool failed, double cpu_s)
+{
+	if (depth >= 0 && depth < PORTFOLIO_STEP_DEPTHS) {
+		p->step_runs[depth]++;
+		p->step_fails[depth] += failed;
+		p->step_cpu[depth] += cpu_s > 0 ? cpu_s : 0;
+	}
+	if (who >= 0 && who < CHAOS_STEP_WHOS) {
+		p->who_runs[who]++;
+		p->who_fails[who] += failed;
+		p->who_cpu[who] += cpu_s > 0 ? cpu_s : 0;
+	}
 }
 
 double portfolio_run_time(const struct portfolio *p, int a)

@@ -235,6 +235,8 @@ struct portfolio {
 	/* step runs by octave of their budget (portfolio_step_draw) */
 	double step_runs[PORTFOLIO_STEP_DEPTHS], step_fails[PORTFOLIO_STEP_DEPTHS];
 	double step_cpu[PORTFOLIO_STEP_DEPTHS];
+	/* ... and by the threads they step (chaos_step_whos) */
+	double who_runs[CHAOS_STEP_WHOS], who_fails[CHAOS_STEP_WHOS], who_cpu[CHAOS_STEP_WHOS];
 	int nlive, nheld;
 	struct pticket live[PORTFOLIO_LIVE];  /* runs in flight (the first PORTFOLIO_LIVE) */
 	struct pheld held[PORTFOLIO_LIVE];    /* ended, not yet counted */
@@ -374,9 +376,20 @@ int portfolio_step_budget(const struct portfolio *p);
  */
 int portfolio_step_draw(const struct portfolio *p, uint64_t seed, int *depth);
 
-/* The outcome of a step run of octave `depth` (portfolio_step_draw), with
- * the CPU its process tree used. */
-void portfolio_step_feedback(struct portfolio *p, int depth, bool failed, double cpu_s);
+/*
+ * The threads one step run steps (config.step_threads), a fourth
+ * dimension learned the same way: one of chaos_step_whos, at the odds of
+ * chaos_step_threads_draw before a step run has failed, after that a
+ * Thompson draw on failures per CPU second of each choice's runs (a
+ * producer stepped alone fails 3 runs of 4 where every thread stepped
+ * fails none: spsc_ring_publish). *who: its index, -1 for none.
+ */
+int portfolio_step_who_draw(const struct portfolio *p, uint64_t seed, int *who);
+
+/* The outcome of a step run of octave `depth` (portfolio_step_draw) and
+ * threads `who` (portfolio_step_who_draw), with the CPU its process tree
+ * used. */
+void portfolio_step_feedback(struct portfolio *p, int depth, int who, bool failed, double cpu_s);
 
 /* A Gamma(shape, 1) draw (shape > 0) from the generator state; exposed for tests. */
 double portfolio_gamma(uint64_t *rng, double shape);

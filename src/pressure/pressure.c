@@ -645,6 +645,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 	r->used = true;
 	r->index = index;
 	r->step_depth = -1;
+	r->step_who = -1;
 	r->arm = p->is_auto ? portfolio_member(&p->pf, p->arm) : p->arm;
 	c = arm_cfg(p, r->arm);
 	if (p->po->replay && !p->po->replay_config_only)
@@ -702,6 +703,7 @@ char *const *pressure_prepare(struct pressure *p, uint64_t index, uint64_t *seed
 					   p->is_auto ? portfolio_step_draw(&p->pf, *seed, &r->step_depth) :
 					   PORTFOLIO_STEP_MAX;
 				r->step_threads = c->step_threads > 0 ? c->step_threads :
+						  p->is_auto ? portfolio_step_who_draw(&p->pf, *seed, &r->step_who) :
 						  chaos_step_threads_draw(*seed);
 			}
 			chaos_sync_env(&r->env, p->lib, r->prob, r->max_us, r->budget_us, r->steps, r->step_threads);
@@ -816,7 +818,7 @@ void pressure_ended(struct pressure *p, uint64_t index, enum portfolio_outcome h
 		portfolio_feedback_share(&p->pf, r->arm, r->ticket, how, wall_s, share_s, cpu_s,
 					 (double)p->now_ns / 1e9);
 		if (how != PORTFOLIO_CUT)
-			portfolio_step_feedback(&p->pf, r->step_depth, how == PORTFOLIO_FAIL, cpu_s);
+			portfolio_step_feedback(&p->pf, r->step_depth, r->step_who, how == PORTFOLIO_FAIL, cpu_s);
 	} else {
 		portfolio_dropped(&p->pf, r->arm, r->ticket, (double)p->now_ns / 1e9);
 	}

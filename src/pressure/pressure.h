@@ -118,6 +118,7 @@ struct pressure_run {
 	int budget_us;
 	int steps;                   /* --chaos step: instruction budget, else 0 */
 	int step_threads;            /* --chaos step: the threads stepped (pconfig) */
+	int step_who;                /* auto: its index (portfolio_step_who_draw), else -1 */
 	int step_depth;              /* auto: its octave (portfolio_step_draw), else -1 */
 	uint64_t ticket;             /* portfolio_started's */
 	struct strvec env;           /* the run's own environment, when changed */

@@ -1001,7 +1001,7 @@ int main(void)
 		struct portfolio deep = q;
 		for (int i = 0; i < 100; i++)
 			for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++)
-				portfolio_step_feedback(&deep, d, d == 0 && i % 10 == 0, exp2(-d));
+				portfolio_step_feedback(&deep, d, -1, d == 0 && i % 10 == 0, exp2(-d));
 		int at[PORTFOLIO_STEP_DEPTHS] = { 0 };
 		for (uint64_t seed = 1; seed <= 200; seed++) {
 			int d = -1;
@@ -1013,7 +1013,7 @@ int main(void)
 		struct portfolio flat = q;
 		for (int i = 0; i < 100; i++)
 			for (int d = 0; d < PORTFOLIO_STEP_DEPTHS; d++)
-				portfolio_step_feedback(&flat, d, i % 10 == 0, exp2(-d));
+				portfolio_step_feedback(&flat, d, -1, i % 10 == 0, exp2(-d));
 		memset(at, 0, sizeof(at));
 		for (uint64_t seed = 1; seed <= 200; seed++) {
 			int d = -1;
@@ -1022,9 +1022,39 @@ int main(void)
 		}
 		CHECK(at[PORTFOLIO_STEP_DEPTHS - 1] > 180);
 		/* a depth out of range is ignored */
-		portfolio_step_feedback(&flat, -1, true, 1);
-		portfolio_step_feedback(&flat, PORTFOLIO_STEP_DEPTHS, true, 1);
+		portfolio_step_feedback(&flat, -1, -1, true, 1);
+		portfolio_step_feedback(&flat, PORTFOLIO_STEP_DEPTHS, CHAOS_STEP_WHOS, true, 1);
 		CHECK(flat.step_fails[0] == 10);
+
+		/* the threads stepped: before a step run failed, at the odds of
+		 * chaos_step_threads_draw (every one but the first, every one:
+		 * a quarter each; one of the first four alone: an eighth each),
+		 * the same for the same seed */
+		int who_at[CHAOS_STEP_WHOS] = { 0 };
+		for (uint64_t seed = 1; seed <= 800; seed++) {
+			int w = -2, w2 = -2, m = portfolio_step_who_draw(&q, seed, &w);
+			CHECK(m == portfolio_step_who_draw(&q, seed, &w2) && w == w2);
+			CHECK(w >= 0 && w < CHAOS_STEP_WHOS && m == chaos_step_whos[w >= 0 && w < CHAOS_STEP_WHOS ? w : 0]);
+			who_at[w >= 0 && w < CHAOS_STEP_WHOS ? w : 0]++;
+		}
+		CHECK(who_at[0] > 140 && who_at[0] < 260 && who_at[1] > 140 && who_at[1] < 260);
+		for (int w = 2; w < CHAOS_STEP_WHOS; w++)
+			CHECK(who_at[w] > 60 && who_at[w] < 140);
+		/* then the first thread alone fails 3 runs in 4 and every other
+		 * choice none (spsc_ring_publish's producer): it gets nearly
+		 * every step run */
+		struct portfolio alone = q;
+		for (int i = 0; i < 8; i++)
+			for (int w = 0; w < CHAOS_STEP_WHOS; w++)
+				portfolio_step_feedback(&alone, -1, w, w == 2 && i % 4 != 0, 0.5);
+		memset(who_at, 0, sizeof(who_at));
+		for (uint64_t seed = 1; seed <= 200; seed++) {
+			int w = -1;
+			CHECK(portfolio_step_who_draw(&alone, seed, &w) == chaos_step_whos[w >= 0 ? w : 0]);
+			who_at[w >= 0 && w < CHAOS_STEP_WHOS ? w : 0]++;
+		}
+		CHECK(who_at[2] > 180);
+		CHECK(alone.step_runs[0] == q.step_runs[0]);   /* no octave: none counted */
 	}
 
 	/* outcomes count in the order their runs started, arm by arm: the
