@@ -247,9 +247,6 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 	*max_us = maxes[intensity];
 }
 
-const int chaos_step_whos[CHAOS_STEP_WHOS] = { CHAOS_STEP_THREADS_ALL, CHAOS_STEP_THREADS_ALL & ~1, 1, 2, 4, 8 };
-const double chaos_step_who_odds[CHAOS_STEP_WHOS] = { 0.25, 0.25, 0.125, 0.125, 0.125, 0.125 };
-
 int chaos_step_threads_draw(uint64_t seed)
 {
 	uint64_t s = seed ^ 0x7374657077686fULL;   /* "stepwho": apart from the run's other draws */

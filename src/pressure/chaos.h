@@ -115,8 +115,10 @@ void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us
  */
 #define CHAOS_STEP_THREADS_ALL 0xff
 #define CHAOS_STEP_WHOS 6
-extern const int chaos_step_whos[CHAOS_STEP_WHOS];      /* 0xff, 0xfe, then 1, 2, 4, 8 */
-extern const double chaos_step_who_odds[CHAOS_STEP_WHOS]; /* 1/4, 1/4, then 1/8 each */
+/* the choices and their odds, here so that the portfolio alone (its
+ * simulator, bench/portfolio_sim.c) needs nothing else */
+static const int chaos_step_whos[CHAOS_STEP_WHOS] = { CHAOS_STEP_THREADS_ALL, CHAOS_STEP_THREADS_ALL & ~1, 1, 2, 4, 8 };
+static const double chaos_step_who_odds[CHAOS_STEP_WHOS] = { 0.25, 0.25, 0.125, 0.125, 0.125, 0.125 };
 int chaos_step_threads_draw(uint64_t seed);
 
 /*
