@@ -250,12 +250,8 @@ void chaos_sync_level(int intensity, double *prob, int *max_us)
 int chaos_step_threads_draw(uint64_t seed)
 {
 	uint64_t s = seed ^ 0x7374657077686fULL;   /* "stepwho": apart from the run's other draws */
-	double u = rng_unit(&s);
-	int k = 0;
 
-	while (k < CHAOS_STEP_WHOS - 1 && u >= chaos_step_who_odds[k])
-		u -= chaos_step_who_odds[k++];
-	return chaos_step_whos[k];
+	return chaos_step_whos[rng_pick(&s, chaos_step_who_odds, CHAOS_STEP_WHOS)];
 }
 
 void chaos_sync_env(struct strvec *env, const char *lib, double prob, int max_us, int budget_us, int steps,

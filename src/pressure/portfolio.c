@@ -991,14 +991,8 @@ static int step_pick(uint64_t *s, int n, const double *fails, const double *runs
 		n_all += runs[d];
 		cpu_all += cpu[d];
 	}
-	if (f_all == 0) {
-		if (!odds)
-			return (int)rng_below(s, (uint64_t)n);
-		double u = rng_unit(s);
-		while (k < n - 1 && u >= odds[k])
-			u -= odds[k++];
-		return k;
-	}
+	if (f_all == 0)
+		return odds ? rng_pick(s, odds, n) : (int)rng_below(s, (uint64_t)n);
 	double pooled = f_all / n_all, mean_cpu = n_all > 0 && cpu_all > 0 ? cpu_all / n_all : 1.0;
 	for (int d = 0; d < n; d++) {
 		double theta = beta_draw(s, PRIOR_RUNS * pooled + fails[d], PRIOR_RUNS * (1 - pooled) + runs[d] - fails[d]);

@@ -44,4 +44,16 @@ static inline double rng_unit(uint64_t *state)
 	return (double)(rng_splitmix64(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* An index in [0, n) drawn with probabilities odds[0..n) (summing to 1;
+ * the last takes what rounding leaves). */
+static inline int rng_pick(uint64_t *state, const double *odds, int n)
+{
+	double u = rng_unit(state);
+	int k = 0;
+
+	while (k < n - 1 && u >= odds[k])
+		u -= odds[k++];
+	return k;
+}
+
 #endif
