@@ -53,8 +53,8 @@
  * Rules this file keeps, because it runs inside programs it knows nothing of:
  *   - no malloc and no stdio on the hot path: per-thread state is a static
  *     initial-exec TLS block, perturbations are raw syscalls or a spin on the
- *     vDSO clock; pthread_create's wrapper allocates one small record, as
- *     pthread_create itself does;
+ *     vDSO clock; pthread_create's wrapper takes its record from a static
+ *     pool (it must not touch the program's allocator: "Thread start");
  *   - never changes semantics: each wrapper calls the real function with the
  *     same arguments and returns its result; errno is saved around anything
  *     we do ourselves;
@@ -1311,13 +1311,53 @@ EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct times
 
 /* Thread start: the new thread gets its ordinal from its creator (so the
  * numbering follows creation order) and is perturbed once before it runs
- * (with sites on, as the pthread_create call site decides). */
+ * (with sites on, as the pthread_create call site decides).
+ *
+ * The record that carries them comes from a static pool, not malloc: a
+ * free() at the new thread's start would set up that thread's malloc arena
+ * and tcache before the program's code runs, and a thread's first
+ * allocation being slow is a timing real bugs depend on (a flag published
+ * before a lazily built table is allocated fails 1 run in 4 here without
+ * the library, and 1 in 20 with a malloc'd record). The heap is the
+ * fallback only when every slot is taken by a thread not yet started. */
 struct start {
 	void *(*fn)(void *);
 	void *arg;
 	uint64_t ordinal;
 	int delay;
+	int pooled;        /* from g_start_pool: released, not freed */
+	int used;          /* pool slot taken (atomic) */
 };
+
+#define START_POOL 256
+static struct start g_start_pool[START_POOL];
+static unsigned g_start_hint;
+
+static struct start *start_get(void)
+{
+	unsigned h = __atomic_fetch_add(&g_start_hint, 1, __ATOMIC_RELAXED);
+
+	for (unsigned i = 0; i < START_POOL; i++) {
+		struct start *s = &g_start_pool[(h + i) % START_POOL];
+
+		if (!__atomic_exchange_n(&s->used, 1, __ATOMIC_ACQUIRE)) {
+			s->pooled = 1;
+			return s;
+		}
+	}
+	struct start *s = malloc(sizeof(*s));
+	if (s)
+		s->pooled = 0;
+	return s;
+}
+
+static void start_put(struct start *s)
+{
+	if (s->pooled)
+		__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
+	else
+		free(s);
+}
 
 static void thread_end(void *unused)
 {
@@ -1330,7 +1370,7 @@ static void *thread_start(void *p)
 	struct start s = *(struct start *)p;
 	void *ret;
 
-	free(p);
+	start_put(p);
 	thread_init(s.ordinal);
 	if (s.delay) {
 		ts.busy = 1;
@@ -1359,7 +1399,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 		delay = site_decide(&ts, site_get((uintptr_t)ra, CALL_CREATE, (uintptr_t)fn));
 	} else
 		delay = g_threshold != 0;
-	s = malloc(sizeof(*s));
+	s = start_get();
 	if (!s)
 		return real_create(th, attr, fn, arg);
 	s->fn = fn;
@@ -1376,7 +1416,7 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 		if (was)
 			step_resume(&ts);
 		if (rc) {
-			free(s);
+			start_put(s);
 		} else {
 			point();   /* the creator held up: the child runs first */
 			step_begin(&ts); /* the first thread, once it has company */
@@ -1411,6 +1451,10 @@ static void after_fork_child(void)
 
 	ts.rng = rng_splitmix64(&s);
 	ts.calls = 0;
+	/* the threads that held pool slots (created, not yet started) are
+	 * not in the child */
+	for (unsigned i = 0; i < START_POOL; i++)
+		__atomic_store_n(&g_start_pool[i].used, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_calls, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&g_delays, 0, __ATOMIC_RELAXED);
 	sites_after_fork();

@@ -17,6 +17,18 @@ check_eq "sync: the settings are recorded" \
 	"$(json "$TMP/s/runs.jsonl" '[(r["config"]["chaos"], r["config"]["sync_prob"], r["config"]["sync_max_us"]) for r in rows][0]')" \
 	"('sync', 0.05, 200)"
 
+# a new thread's malloc state is the program's: the library's start record
+# is not malloc'd or freed in the thread (that would map the thread's arena
+# before its code runs, and take a slow first allocation out of a race
+# window); 300 threads at once, at the heaviest step and sync settings
+JOSTLE_CHAOS_STATS=$TMP/ar.txt "$JOSTLE" run -q -n 2 --chaos sync --chaos-level 2 -o "$TMP/ar" -- "$FIX/arena_probe" 300 2>/dev/null
+check_eq "thread start: no heap but the main one before the first thread allocates (ASan: its allocator), every thread ran" "$?" 0
+check_eq "thread start: the library was loaded" "$(grep -c ': 30[0-9] calls interposed' "$TMP/ar.txt")" 2
+if [ "$(uname -m)" = x86_64 ]; then
+	"$JOSTLE" run -q -n 2 --chaos step -o "$TMP/ars" -- "$FIX/arena_probe" 300 2>/dev/null
+	check_eq "thread start, step chaos: the same" "$?" 0
+fi
+
 # the signal waits are interposed too (a thread held up before it waits
 # for a signal misses the one that comes then): one call each, counted,
 # every wait returning as it must
