@@ -773,6 +773,7 @@ static const char *const vary_name[NVARY] = {
 #define VARY_JOBS_MAX 32
 #define VARY_STEPS_MAX (1 << 20)
 #define VARY_BUDGET_MAX 200000  /* us of sync delays per process */
+#define VARY_STEP_BUDGET_MAX (16 * CHAOS_STEP_BUDGET_US)  /* us of step holds per thread */
 #define VARY_JITTER_MAX 16      /* jitter processes (noise.c: each preempts for 5-20 us every 20-500 us) */
 
 static int min_i(int a, int b)
@@ -808,8 +809,17 @@ static bool vary(struct reproducer *r, enum vary v, unsigned base_jobs)
 		r->steps /= 2;
 		return true;
 	case V_HARDER:
-		if (step || !(r->chaos & CHAOS_SYNC))
+		if (!(r->chaos & CHAOS_SYNC))
 			return false;
+		if (step) {
+			/* a step run's holds last until its threads' delay budget is
+			 * spent: four times the budget, twice (to 320 ms a thread) */
+			int b = r->sync_budget_us > 0 ? r->sync_budget_us : CHAOS_STEP_BUDGET_US;
+			if (b >= VARY_STEP_BUDGET_MAX)
+				return false;
+			r->sync_budget_us = min_i(4 * b, VARY_STEP_BUDGET_MAX);
+			return true;
+		}
 		if (r->nsites) {
 			/* four times as many delays at the sites, up to four times as long */
 			bool more_delays = false;

@@ -22,8 +22,9 @@
  *      chaos with one thread alone stepped, each of the first four (a
  *      thread held up while the others run free), raced with the leader;
  *   4. tune: the leader (the plain loop too) pushed every way that applies
- *      (twice and half its -j, stronger delays, twice and half its step
- *      depth, all runs on one CPU, more preemptions), raced with the
+ *      (twice and half its -j, stronger delays or a step arm's longer
+ *      holds, twice and half its step depth, all runs on one CPU, more
+ *      preemptions), raced with the
  *      leader; while a way wins, it is pushed that way again; then, while
  *      a climb moves the leader and the budget lasts, every way again;
  *   5. confirm: the winner in batches with fresh seeds until its rate's

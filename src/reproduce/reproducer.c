@@ -305,7 +305,7 @@ int reproducer_write(const struct reproducer *r, const char *path, char *const *
 
 const char *reproducer_describe(const struct reproducer *r, char *buf, size_t len)
 {
-	char jobs[32] = "", cpus[300] = "", sites[96] = "", steps[80] = "";
+	char jobs[32] = "", cpus[300] = "", sites[96] = "", steps[120] = "";
 
 	if (r->jobs)
 		snprintf(jobs, sizeof(jobs), ", -j %u", r->jobs);
@@ -324,16 +324,20 @@ const char *reproducer_describe(const struct reproducer *r, char *buf, size_t le
 		snprintf(sites, sizeof(sites), ", delays at %.0f%% of calls up to %d us", 100 * r->sync_prob,
 			 r->sync_max_us);
 	}
-	if (r->steps) {
+	if (r->chaos & CHAOS_STEP_BIT) {
 		int who = r->step_threads & 0xff;
-		snprintf(steps, sizeof(steps), ", %d steps", r->steps);
+		if (r->steps)
+			snprintf(steps, sizeof(steps), ", %d steps", r->steps);
 		if (who == 0xfe)
-			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), " (every thread but the first)");
+			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), ", every thread but the first");
 		else if (who && !(who & (who - 1)))
-			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), " (thread %d%s alone)",
+			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), ", thread %d%s alone",
 				 __builtin_ctz((unsigned)who), who == 0x80 ? " and later" : "");
 		else if (who && who != 0xff)
-			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), " (threads 0x%02x)", who);
+			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), ", threads 0x%02x", who);
+		if (r->sync_budget_us > 0)
+			snprintf(steps + strlen(steps), sizeof(steps) - strlen(steps), ", holds to %d ms a thread",
+				 r->sync_budget_us / 1000);
 	}
 	snprintf(buf, len, "%s (chaos %s%s%s%s%s%s%s)", r->arm, chaos_mode_name(r->chaos), jobs, cpus, steps,
 		 r->noise[0] ? ", noise " : "", r->noise, sites);

@@ -74,8 +74,13 @@ check_eq "long: no sweep behind a leader that fails most runs" \
 # reproducer steps that thread alone, and fails every run; behind a leader
 # that fails most runs, no thread is tried alone
 if [ "$(uname -m)" = x86_64 ]; then
-	"$JOSTLE" reproduce -q -n 300 -j 2 --seed 7 -o "$TMP/a" -- "$FIX/step_probe" alone > /dev/null 2>&1
+	"$JOSTLE" reproduce -q -n 700 -j 2 --seed 7 -o "$TMP/a" -- "$FIX/step_probe" alone > /dev/null 2>&1
 	check_eq "alone: exit 1" "$?" 1
+	# stronger delays for a step leader: its threads' hold budget, four
+	# times step chaos's 20 ms
+	check_eq "alone: the step leader tuned with longer holds" \
+		"$(json "$TMP/a/reproducer.json" '[s["condition"] for s in d["search"] if s["step"] == "stronger delays"]')" \
+		"['step (chaos step, thread 2 alone, holds to 80 ms a thread)']"
 	check_eq "alone: thread 2 stepped alone, every confirmation run failed" \
 		"$(json "$TMP/a/reproducer.json" '(d["condition"]["chaos"], d["condition"]["step_threads"], d["measured"]["fails"] == d["measured"]["runs"] >= 20)')" \
 		"('step', 4, True)"
