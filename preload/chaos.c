@@ -838,6 +838,13 @@ static int blocks_trap(const ucontext_t *uc, const unsigned char *pc)
 	return (mask & (1ULL << (SIGTRAP - 1))) != 0;
 }
 
+static int lost_step(const struct tstate *t, const siginfo_t *si, const ucontext_t *uc)
+{
+	return (si->si_code == TRAP_BRKPT || si->si_code == TRAP_HWBKPT) && t->stepping &&
+	       (uc->uc_mcontext.gregs[REG_EFL] & (greg_t)STEP_TF) &&
+	       (!g_user_trap_set || g_user_trap.sa_handler == SIG_DFL);
+}
+
 static void step_trap(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -851,9 +858,7 @@ static void step_trap(int sig, siginfo_t *si, void *ucv)
 	 * correct program died of SIGTRAP in 3 of 1,713 step runs on the
 	 * project's VM, and no other way to die so was found). Forwarded, the
 	 * default action would end the process. */
-	if (si->si_code != TRAP_TRACE &&
-	    !((si->si_code == TRAP_BRKPT || si->si_code == TRAP_HWBKPT) && t->stepping && (uc->uc_mcontext.gregs[REG_EFL] & (greg_t)STEP_TF) &&
-	      (!g_user_trap_set || g_user_trap.sa_handler == SIG_DFL))) {
+	if (si->si_code != TRAP_TRACE && !lost_step(t, si, uc)) {
 		trap_forward(sig, si, ucv);
 		return;
 	}
@@ -1334,7 +1339,6 @@ struct start {
 	void *arg;
 	uint64_t ordinal;
 	int delay;
-	int pooled;        /* from g_start_pool: released, not freed */
 	int used;          /* pool slot taken (atomic) */
 };
 
@@ -1349,20 +1353,15 @@ static struct start *start_get(void)
 	for (unsigned i = 0; i < START_POOL; i++) {
 		struct start *s = &g_start_pool[(h + i) % START_POOL];
 
-		if (!__atomic_exchange_n(&s->used, 1, __ATOMIC_ACQUIRE)) {
-			s->pooled = 1;
+		if (!__atomic_exchange_n(&s->used, 1, __ATOMIC_ACQUIRE))
 			return s;
-		}
 	}
-	struct start *s = malloc(sizeof(*s));
-	if (s)
-		s->pooled = 0;
-	return s;
+	return malloc(sizeof(struct start));
 }
 
 static void start_put(struct start *s)
 {
-	if (s->pooled)
+	if (s >= g_start_pool && s < g_start_pool + START_POOL)
 		__atomic_store_n(&s->used, 0, __ATOMIC_RELEASE);
 	else
 		free(s);
