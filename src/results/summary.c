@@ -96,7 +96,7 @@ static void sig_table(FILE *f, const struct results *r, const char *out_dir)
 /* "10s", "2.5s", "3m" */
 static void secs(char *buf, size_t len, double s)
 {
-	if (s >= 120 && s == (double)(long)s && (long)s % 60 == 0)
+	if (s >= 120 && s < 1e15 && s == (double)(long)s && (long)s % 60 == 0)   /* in range of long first */
 		snprintf(buf, len, "%ldm", (long)s / 60);
 	else
 		snprintf(buf, len, "%gs", s);
